@@ -1,0 +1,1 @@
+export function buildAip(options?: { quiet?: boolean }): Promise<unknown>;
