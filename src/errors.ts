@@ -1,0 +1,124 @@
+// Every failure a command can end with, and the one place where a failure becomes an exit code.
+// Commands throw; main() calls exitCodeFor() once. Nothing else decides an exit status.
+
+export const ExitCode = {
+  ok: 0,
+  error: 1,
+  usage: 2,
+  notFound: 3,
+  auth: 4,
+  jobFailed: 5,
+  rateLimited: 6,
+  waitTimeout: 7,
+  interrupted: 130,
+} as const;
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** The documented table (README, `aip help exit-codes`), kept beside the codes it documents. */
+export const EXIT_CODE_TABLE: ReadonlyArray<{ code: ExitCodeValue; meaning: string }> = [
+  { code: ExitCode.ok, meaning: 'success' },
+  { code: ExitCode.error, meaning: 'error from the server or the network, after retries' },
+  {
+    code: ExitCode.usage,
+    meaning: 'bad usage, invalid input or settings (nothing was sent), or input the server rejected (422)',
+  },
+  { code: ExitCode.notFound, meaning: 'not found (404)' },
+  { code: ExitCode.auth, meaning: 'authentication or permission: no key, 401, 403' },
+  { code: ExitCode.jobFailed, meaning: 'the training job failed' },
+  { code: ExitCode.rateLimited, meaning: 'rate limited or quota exhausted (429, 402), after retries' },
+  { code: ExitCode.waitTimeout, meaning: 'a --timeout was reached while waiting' },
+  { code: ExitCode.interrupted, meaning: 'interrupted (Ctrl-C)' },
+];
+
+/** An error meant for the user: its message is printed as is, on one line. */
+export class CliError extends Error {
+  override name = 'CliError';
+  /** More lines printed under the message (e.g. one per validation problem). */
+  details: string[] = [];
+  /** What to do about it, appended to the message. */
+  hint: string | undefined;
+
+  constructor(message: string, options?: { hint?: string; details?: string[]; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.hint = options?.hint;
+    this.details = options?.details ?? [];
+  }
+}
+
+/** Bad flags, arguments, settings or input files: nothing was sent. */
+export class UsageError extends CliError {
+  override name = 'UsageError';
+}
+
+/** A missing or unusable API key, found before anything was sent. */
+export class AuthError extends CliError {
+  override name = 'AuthError';
+}
+
+export class NotFoundError extends CliError {
+  override name = 'NotFoundError';
+}
+
+/** The server answered with an HTTP error status (after any retries). */
+export class ApiError extends CliError {
+  override name = 'ApiError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly requestId: string | undefined,
+    options?: { hint?: string; details?: string[] },
+  ) {
+    super(message, options);
+  }
+}
+
+/** No HTTP answer: refused, reset, timed out, DNS (after any retries). */
+export class NetworkError extends CliError {
+  override name = 'NetworkError';
+}
+
+/** A training job ended in `training_failed`. */
+export class JobFailedError extends CliError {
+  override name = 'JobFailedError';
+}
+
+/** A command-level `--timeout` ran out while waiting for something to finish. */
+export class WaitTimeoutError extends CliError {
+  override name = 'WaitTimeoutError';
+}
+
+/** Ctrl-C: the user asked to stop. */
+export class InterruptedError extends CliError {
+  override name = 'InterruptedError';
+  constructor(message = 'interrupted') {
+    super(message);
+  }
+}
+
+/** A command that ran to the end but must report failure (e.g. a health check that failed). */
+export class CommandFailedError extends CliError {
+  override name = 'CommandFailedError';
+}
+
+function exitCodeForStatus(status: number): ExitCodeValue {
+  if (status === 401 || status === 403) return ExitCode.auth;
+  if (status === 404) return ExitCode.notFound;
+  if (status === 402 || status === 429) return ExitCode.rateLimited;
+  if (status === 422) return ExitCode.usage;
+  return ExitCode.error;
+}
+
+export function exitCodeFor(error: unknown): ExitCodeValue {
+  if (error instanceof ApiError) return exitCodeForStatus(error.status);
+  if (error instanceof UsageError) return ExitCode.usage;
+  if (error instanceof AuthError) return ExitCode.auth;
+  if (error instanceof NotFoundError) return ExitCode.notFound;
+  if (error instanceof JobFailedError) return ExitCode.jobFailed;
+  if (error instanceof WaitTimeoutError) return ExitCode.waitTimeout;
+  if (error instanceof InterruptedError) return ExitCode.interrupted;
+  return ExitCode.error;
+}
+
+/** The hint shown with every authentication failure that does not carry its own. */
+export const AUTH_HINT = "run 'aip auth login' or set AIP_API_KEY";

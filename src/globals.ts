@@ -1,0 +1,20 @@
+// The global options of product.md section 2, as commander hands them to every command.
+
+export interface GlobalOptions {
+  profile?: string;
+  project?: string;
+  baseUrl?: string;
+  inferenceUrl?: string;
+  traceUrl?: string;
+  json?: boolean;
+  quiet?: boolean;
+  /** false when --no-color was given. */
+  color?: boolean;
+  debug?: boolean;
+  /** Seconds: per HTTP request; for commands that wait, the overall deadline. */
+  timeout?: number;
+  maxRetries?: number;
+  /** false when --no-input was given. */
+  input?: boolean;
+  yes?: boolean;
+}

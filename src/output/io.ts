@@ -1,0 +1,183 @@
+// The one object through which every command reads stdin and writes stdout/stderr. It knows whether
+// each stream is a terminal, whether colour is wanted, whether we run in CI, and which strings are
+// secrets that must never be written. Tests build one over in-memory streams (test/helpers/io.ts).
+
+import { Chalk, type ChalkInstance } from 'chalk';
+import { maskSecret } from '../secrets.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export interface OutStream {
+  write(chunk: string): boolean;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+export interface InStream extends NodeJS.ReadableStream {
+  isTTY?: boolean;
+  setRawMode?: (mode: boolean) => unknown;
+}
+
+export interface Streams {
+  stdout: OutStream;
+  stderr: OutStream;
+  stdin: InStream;
+}
+
+export interface Spinner {
+  update(text: string): void;
+  stop(): void;
+}
+
+const noSpinner: Spinner = { update() {}, stop() {} };
+
+/** Colour rules of product.md section 4, for one output stream. */
+export function wantsColor(env: Env, isTTY: boolean, noColorFlag: boolean): boolean {
+  if (noColorFlag) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.TERM === 'dumb') return false;
+  const force = env.FORCE_COLOR;
+  if (force === '0' || force === 'false') return false;
+  if (force !== undefined && ['', '1', '2', '3', 'true'].includes(force)) return true;
+  return isTTY;
+}
+
+export function isCI(env: Env): boolean {
+  const ci = env.CI;
+  return ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false';
+}
+
+export class IO {
+  readonly stdin: InStream;
+  readonly isStdoutTTY: boolean;
+  readonly isStderrTTY: boolean;
+  readonly isStdinTTY: boolean;
+  readonly isCI: boolean;
+  /** Styles for text bound for stdout / stderr; both are no-ops when colour is off for that stream. */
+  style: ChalkInstance;
+  errStyle: ChalkInstance;
+  quiet = false;
+  private readonly secrets = new Set<string>();
+
+  constructor(
+    private readonly streams: Streams,
+    private readonly env: Env,
+  ) {
+    this.stdin = streams.stdin;
+    this.isStdoutTTY = streams.stdout.isTTY === true;
+    this.isStderrTTY = streams.stderr.isTTY === true;
+    this.isStdinTTY = streams.stdin.isTTY === true;
+    this.isCI = isCI(env);
+    this.style = this.chalkFor(this.isStdoutTTY, false);
+    this.errStyle = this.chalkFor(this.isStderrTTY, false);
+  }
+
+  /** Applies the global flags once they are parsed. */
+  configure(options: { noColor?: boolean; quiet?: boolean }): void {
+    const noColor = options.noColor === true;
+    this.style = this.chalkFor(this.isStdoutTTY, noColor);
+    this.errStyle = this.chalkFor(this.isStderrTTY, noColor);
+    this.quiet = options.quiet === true;
+  }
+
+  get colorOut(): boolean {
+    return this.style.level > 0;
+  }
+
+  get columns(): number {
+    return this.streams.stdout.columns ?? 80;
+  }
+
+  /** Registers a value (an API key) that is masked wherever it would be written. */
+  addSecret(secret: string | undefined): void {
+    if (secret && secret.length >= 4) this.secrets.add(secret);
+  }
+
+  /** Raw text to stdout, secrets masked. */
+  write(text: string): void {
+    this.streams.stdout.write(this.scrub(text));
+  }
+
+  /** One line of result to stdout. */
+  out(line = ''): void {
+    this.write(`${line}\n`);
+  }
+
+  /** Writes a secret to stdout unmasked: only `aip auth token` does this, on purpose. */
+  writeSecret(text: string): void {
+    this.streams.stdout.write(text);
+  }
+
+  json(value: unknown): void {
+    this.out(JSON.stringify(value, null, 2));
+  }
+
+  /** Raw text to stderr, secrets masked. */
+  errWrite(text: string): void {
+    this.streams.stderr.write(this.scrub(text));
+  }
+
+  err(line = ''): void {
+    this.errWrite(`${line}\n`);
+  }
+
+  /** Progress and hints: stderr, silenced by --quiet. */
+  info(line: string): void {
+    if (!this.quiet) this.err(line);
+  }
+
+  warn(line: string): void {
+    this.err(`${this.errStyle.yellow('warning:')} ${line}`);
+  }
+
+  /**
+   * Only on a terminal of known width, outside CI, without --quiet. A zero-width terminal (a pty
+   * nobody sized, e.g. under `script`) would make ora clear lines forever.
+   */
+  get spinnersEnabled(): boolean {
+    return this.isStderrTTY && (this.streams.stderr.columns ?? 0) > 0 && !this.isCI && !this.quiet;
+  }
+
+  /** A spinner on stderr when it is a terminal outside CI; otherwise a no-op. */
+  async spinner(text: string): Promise<Spinner> {
+    if (!this.spinnersEnabled) return noSpinner;
+    const { default: ora } = await import('ora');
+    const stream = this.streams.stderr as unknown as NodeJS.WritableStream;
+    const spin = ora({ text, stream, color: 'cyan', isEnabled: true, discardStdin: false }).start();
+    return {
+      update: (t) => {
+        spin.text = t;
+      },
+      stop: () => {
+        spin.stop();
+      },
+    };
+  }
+
+  async readStdin(): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of this.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  private chalkFor(isTTY: boolean, noColorFlag: boolean): ChalkInstance {
+    return new Chalk({ level: wantsColor(this.env, isTTY, noColorFlag) ? 1 : 0 });
+  }
+
+  private scrub(text: string): string {
+    let result = text;
+    for (const secret of this.secrets) {
+      if (result.includes(secret)) result = result.split(secret).join(maskSecret(secret));
+    }
+    return result;
+  }
+}
+
+export function processIO(env: Env): IO {
+  const stdout = process.stdout;
+  // `aip … | head -1` closes the pipe early; that is not an error worth a stack trace.
+  stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+  return new IO({ stdout, stderr: process.stderr, stdin: process.stdin }, env);
+}

@@ -1,0 +1,42 @@
+// A prompt for a secret on the terminal: raw mode, nothing echoed, Ctrl-C interrupts (exit 130).
+// The answer is read from stdin and the prompt written to stderr, so stdout stays clean.
+
+import { InterruptedError, UsageError } from '../errors.js';
+import type { IO } from './io.js';
+
+export function promptSecret(io: IO, question: string): Promise<string> {
+  const stdin = io.stdin;
+  io.errWrite(question);
+  return new Promise((resolve, reject) => {
+    let value = '';
+    let inEscape = false;
+    const restoreRaw = (stdin as { isRaw?: boolean }).isRaw === true;
+    const finish = (error: Error | undefined) => {
+      stdin.off('data', onData);
+      stdin.setRawMode?.(restoreRaw);
+      stdin.pause();
+      io.errWrite('\n');
+      if (error) reject(error);
+      else if (!value.trim()) reject(new UsageError('no key entered'));
+      else resolve(value.trim());
+    };
+    const onData = (chunk: Buffer | string) => {
+      for (const ch of String(chunk)) {
+        if (inEscape) {
+          // Arrow keys and the like arrive as ESC [ … letter; none of it belongs in a key.
+          if (/[A-Za-z~]/.test(ch)) inEscape = false;
+          continue;
+        }
+        if (ch === '\r' || ch === '\n' || ch === '\u0004') return finish(undefined);
+        if (ch === '\u0003') return finish(new InterruptedError());
+        if (ch === '\u001b') inEscape = true;
+        else if (ch === '\u007f' || ch === '\b') value = [...value].slice(0, -1).join('');
+        else if (ch === '\u0015') value = '';
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    stdin.setRawMode?.(true);
+    stdin.on('data', onData);
+    stdin.resume();
+  });
+}

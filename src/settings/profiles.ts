@@ -1,0 +1,39 @@
+// Built-in profiles: `default` is the hosted platform (the built-in defaults of keys.ts), `local` is
+// the emulator on its default address with its default key. A stored profile of the same name
+// overrides them value by value.
+
+import {
+  EMULATOR_DEFAULT_KEY,
+  EMULATOR_DEFAULT_PORT,
+  EMULATOR_HOST,
+  emulatorUrls,
+} from '../emulator/defaults.js';
+import { UsageError } from '../errors.js';
+import type { ProfileData } from './config-file.js';
+
+export const DEFAULT_PROFILE = 'default';
+export const LOCAL_PROFILE = 'local';
+
+const localUrls = emulatorUrls(`http://${EMULATOR_HOST}:${EMULATOR_DEFAULT_PORT}`);
+
+export const BUILTIN_PROFILES: Readonly<Record<string, Readonly<ProfileData>>> = {
+  [DEFAULT_PROFILE]: {},
+  [LOCAL_PROFILE]: {
+    'base-url': localUrls.base,
+    'inference-url': localUrls.inference,
+    'trace-url': localUrls.trace,
+    project: 'local/demo',
+    'api-key': EMULATOR_DEFAULT_KEY,
+  },
+};
+
+export function isBuiltinProfile(name: string): boolean {
+  return Object.hasOwn(BUILTIN_PROFILES, name);
+}
+
+export function checkProfileName(name: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(name)) {
+    throw new UsageError(`invalid profile name "${name}": use letters, digits, '.', '_' and '-'`);
+  }
+  return name;
+}

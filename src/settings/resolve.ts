@@ -1,0 +1,134 @@
+// Settings resolution, highest first: flag > environment > the profile in the config file > the
+// built-in profile > built-in default. The config file is read only when a value is not already given
+// by a flag or the environment, so CI that sets AIP_API_KEY and friends never needs one.
+
+import { UsageError } from '../errors.js';
+import type { GlobalOptions } from '../globals.js';
+import { type ConfigData, type ProfileData, readConfigFile } from './config-file.js';
+import { SETTINGS, type SettingKey } from './keys.js';
+import { BUILTIN_PROFILES, checkProfileName, DEFAULT_PROFILE, isBuiltinProfile } from './profiles.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export type SourceKind = 'flag' | 'env' | 'config' | 'builtin' | 'default' | 'unset';
+
+export interface Resolved {
+  value: string | undefined;
+  kind: SourceKind;
+  /** Where the value came from, for people: "flag --project", "env AIP_PROJECT", "config profile x"… */
+  source: string;
+}
+
+export interface ResolvedKey {
+  key: string;
+  kind: SourceKind;
+  source: string;
+}
+
+function envValue(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+export class Settings {
+  readonly profile: string;
+  readonly profileSource: string;
+  private data: ConfigData | undefined;
+  private newProfileAllowed = false;
+
+  constructor(
+    private readonly globals: GlobalOptions,
+    private readonly env: Env,
+    readonly configFile: string,
+  ) {
+    if (globals.profile) {
+      this.profile = checkProfileName(globals.profile);
+      this.profileSource = 'flag --profile';
+    } else if (envValue(env, 'AIP_PROFILE')) {
+      this.profile = checkProfileName(envValue(env, 'AIP_PROFILE')!);
+      this.profileSource = 'env AIP_PROFILE';
+    } else {
+      this.profile = DEFAULT_PROFILE;
+      this.profileSource = 'default';
+    }
+  }
+
+  /** The whole config file (read once). */
+  config(): ConfigData {
+    this.data ??= readConfigFile(this.configFile);
+    return this.data;
+  }
+
+  /** For commands that create the profile they write to (config set, auth login). */
+  allowNewProfile(): void {
+    this.newProfileAllowed = true;
+  }
+
+  /** The stored profile; an error for a name that is neither stored nor built in (a typo, usually). */
+  storedProfile(): ProfileData | undefined {
+    const stored = this.config().profiles[this.profile];
+    if (!stored && !isBuiltinProfile(this.profile) && !this.newProfileAllowed) {
+      throw new UsageError(
+        `profile "${this.profile}" does not exist in ${this.configFile}: create it with 'aip --profile ${this.profile} config set <key> <value>' or 'aip --profile ${this.profile} auth login'`,
+      );
+    }
+    return stored;
+  }
+
+  resolve(key: SettingKey): Resolved {
+    const spec = SETTINGS[key];
+    if (spec.flag) {
+      const flagValue = this.globals[spec.flag.option];
+      if (typeof flagValue === 'string')
+        return { value: flagValue, kind: 'flag', source: `flag ${spec.flag.name}` };
+    }
+    if (spec.env) {
+      const raw = envValue(this.env, spec.env);
+      if (raw !== undefined)
+        return { value: checked(spec.normalize, raw, spec.env), kind: 'env', source: `env ${spec.env}` };
+    }
+    const stored = this.storedProfile()?.[key];
+    if (stored !== undefined) {
+      const where = `${this.configFile}, profile "${this.profile}", ${key}`;
+      return {
+        value: checked(spec.normalize, stored, where),
+        kind: 'config',
+        source: `config profile ${this.profile}`,
+      };
+    }
+    const builtin = BUILTIN_PROFILES[this.profile]?.[key];
+    if (builtin !== undefined)
+      return { value: builtin, kind: 'builtin', source: `built-in profile ${this.profile}` };
+    if (spec.fallback !== undefined) return { value: spec.fallback, kind: 'default', source: 'default' };
+    return { value: undefined, kind: 'unset', source: 'unset' };
+  }
+
+  get(key: SettingKey): string | undefined {
+    return this.resolve(key).value;
+  }
+
+  /**
+   * AIP_API_KEY, else the profile's stored key, else the built-in profile's key (the emulator's for
+   * `local`), else WANDB_API_KEY: the platform's own variable is only a fallback, so that it never
+   * overrides a key chosen for aip (and the local profile keeps working in a W&B user's shell).
+   */
+  apiKey(): ResolvedKey | undefined {
+    const fromEnv = envValue(this.env, 'AIP_API_KEY');
+    if (fromEnv) return { key: fromEnv, kind: 'env', source: 'env AIP_API_KEY' };
+    const stored = this.storedProfile()?.['api-key']?.trim();
+    if (stored) return { key: stored, kind: 'config', source: `config profile ${this.profile}` };
+    const builtin = BUILTIN_PROFILES[this.profile]?.['api-key'];
+    if (builtin) return { key: builtin, kind: 'builtin', source: `built-in profile ${this.profile}` };
+    const wandb = envValue(this.env, 'WANDB_API_KEY');
+    if (wandb) return { key: wandb, kind: 'env', source: 'env WANDB_API_KEY' };
+    return undefined;
+  }
+}
+
+function checked(normalize: (v: string) => string, value: string, where: string): string {
+  try {
+    return normalize(value);
+  } catch (error) {
+    throw new UsageError(`${where}: ${(error as Error).message}`);
+  }
+}
