@@ -1,0 +1,181 @@
+// One JSON-over-HTTP client per interface: URL joining, bearer auth, per-attempt timeouts, retries of
+// idempotent requests (product.md §5), typed errors, request ids. A POST is retried only when the
+// connection was never made: a create must never reach the server twice.
+
+import { ApiError, CliError, NetworkError } from '../errors.js';
+import { apiErrorFrom } from './error-body.js';
+import { backoffDelay, isIdempotent, isRetryableStatus, MAX_RETRY_AFTER_MS, retryAfterMs } from './retry.js';
+import type { Transport, TransportResponse } from './transport.js';
+import { joinUrl, type Query } from './url.js';
+
+export type Method = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'HEAD';
+
+export interface HttpClientOptions {
+  /** For messages: "training API", "inference API", "trace ingest". */
+  service: string;
+  baseUrl: string;
+  apiKey: string | undefined;
+  transport: Transport;
+  timeoutMs: number;
+  maxRetries: number;
+  sleep: (ms: number) => Promise<void>;
+  random: () => number;
+  userAgent: string;
+  /** Told about each retry before its wait (shown on stderr). */
+  onRetry?: (notice: string) => void;
+}
+
+export interface RequestOptions {
+  method: Method;
+  path: string;
+  query?: Query;
+  body?: unknown;
+  /** Send the key (default true). Health checks don't. */
+  auth?: boolean;
+  /** Statuses handed back as answers instead of errors; they are never retried. Default: 2xx. */
+  accept?: (status: number) => boolean;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse<T> {
+  status: number;
+  data: T;
+  requestId: string | undefined;
+  headers: Record<string, string>;
+  url: string;
+  elapsedMs: number;
+}
+
+const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+interface Failure {
+  message: string;
+  /** false when the request cannot have reached the server (connection refused, DNS). */
+  mayHaveReachedServer: boolean;
+}
+
+function describeFailure(error: unknown, timeoutMs: number): Failure {
+  const err = error as NodeJS.ErrnoException;
+  if (err.name === 'TimeoutError') {
+    return { message: `timed out after ${timeoutMs / 1000}s`, mayHaveReachedServer: true };
+  }
+  const code = err.code;
+  if (code && CONNECT_ERRORS.has(code)) {
+    return { message: `could not connect (${code})`, mayHaveReachedServer: false };
+  }
+  if (code === 'ECONNRESET' || code === 'EPIPE') {
+    return {
+      message: 'the connection was closed before the answer was complete',
+      mayHaveReachedServer: true,
+    };
+  }
+  return { message: `request failed (${code ?? err.message})`, mayHaveReachedServer: true };
+}
+
+function parseBody(text: string, contentType: string | undefined): unknown {
+  if (!text) return undefined;
+  if (/json/i.test(contentType ?? '') || /^\s*[[{]/.test(text)) return JSON.parse(text);
+  return text;
+}
+
+export class HttpClient {
+  constructor(readonly options: HttpClientOptions) {}
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  async request<T>(req: RequestOptions): Promise<HttpResponse<T>> {
+    const o = this.options;
+    const url = joinUrl(o.baseUrl, req.path, req.query);
+    const accept = req.accept ?? ((s: number) => s >= 200 && s < 300);
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': o.userAgent };
+    if (req.auth !== false && o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(req.body);
+    }
+    const where = `${req.method} ${new URL(url).pathname}`;
+
+    for (let retry = 0; ; retry++) {
+      const canRetry = retry < o.maxRetries;
+      const started = performance.now();
+      const timeout = AbortSignal.timeout(o.timeoutMs);
+      const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
+      let response: TransportResponse;
+      try {
+        response = await o.transport({ method: req.method, url, headers, body, signal });
+      } catch (error) {
+        // Our own refusals (a key bound for plain http) and the caller's abort are not network trouble.
+        if (req.signal?.aborted || error instanceof CliError) throw error;
+        const failure = describeFailure(error, o.timeoutMs);
+        const retryable = isIdempotent(req.method) || !failure.mayHaveReachedServer;
+        if (retryable && canRetry) {
+          await this.pause(backoffDelay(retry, o.random), failure.message, where, retry);
+          continue;
+        }
+        const note = !retryable ? 'not retried: the request may have reached the server' : undefined;
+        throw new NetworkError(
+          `${o.service} unreachable: ${where} ${failure.message}${note ? `; ${note}` : retry > 0 ? ` (after ${retry + 1} attempts)` : ''}`,
+          { cause: error },
+        );
+      }
+      const elapsedMs = performance.now() - started;
+      const requestId = response.headers['x-request-id'];
+      const contentType = response.headers['content-type'];
+      const text = response.body.toString('utf8');
+
+      if (accept(response.status)) {
+        let data: unknown;
+        try {
+          data = parseBody(text, contentType);
+        } catch {
+          throw new ApiError(
+            `malformed JSON in the answer (HTTP ${response.status} from ${where}${requestId ? `, request id ${requestId}` : ''})`,
+            response.status,
+            requestId,
+          );
+        }
+        return {
+          status: response.status,
+          data: data as T,
+          requestId,
+          headers: response.headers,
+          url,
+          elapsedMs,
+        };
+      }
+
+      const failed = { service: o.service, method: req.method, url, status: response.status };
+      const exchange = { ...failed, statusText: response.statusText, text, contentType, requestId };
+      if (isRetryableStatus(response.status) && isIdempotent(req.method) && canRetry) {
+        const asked = retryAfterMs(response.headers);
+        if (asked === undefined || asked <= MAX_RETRY_AFTER_MS) {
+          const delay = asked ?? backoffDelay(retry, o.random);
+          await this.pause(delay, `HTTP ${response.status}`, where, retry);
+          continue;
+        }
+        throw apiErrorFrom({
+          ...exchange,
+          note: `the server asks to retry after ${Math.ceil(asked / 1000)}s`,
+        });
+      }
+      const note =
+        retry > 0
+          ? `gave up after ${retry + 1} attempts`
+          : isRetryableStatus(response.status) && !isIdempotent(req.method)
+            ? 'not retried: the request may have been processed'
+            : undefined;
+      throw apiErrorFrom({ ...exchange, note });
+    }
+  }
+
+  private async pause(ms: number, reason: string, where: string, retry: number): Promise<void> {
+    const o = this.options;
+    o.onRetry?.(
+      `${where}: ${reason}; retrying in ${(ms / 1000).toFixed(1)}s (retry ${retry + 1} of ${o.maxRetries})`,
+    );
+    await o.sleep(ms);
+  }
+}
