@@ -1,0 +1,135 @@
+// Fault injection: "make the next N requests to this route fail in this way". A fault matches a method
+// (or any) and a path ('*' = one path segment, '**' = anything), and is used up after `times` hits.
+//
+//   {"path": "/training/v1/health", "status": 503, "retry_after": 1, "times": 2}   an error answer
+//   {"path": "/inference/v1/models", "delay_ms": 5000}                              a stall, then normal
+//   {"path": "/training/v1/**", "drop": true}                                       connection dropped
+//   {"path": "/inference/v1/chat/completions", "cut_after_bytes": 200}              answer cut short
+//
+// `status` may carry `body` (JSON) or `raw_body` + `content_type` (an HTML error page, say); a delay
+// combines with any of the others.
+
+export interface FaultSpec {
+  method?: string;
+  path: string;
+  times: number;
+  status?: number;
+  retry_after?: string;
+  body?: unknown;
+  raw_body?: string;
+  content_type?: string;
+  delay_ms?: number;
+  drop?: boolean;
+  cut_after_bytes?: number;
+}
+
+export interface Fault extends FaultSpec {
+  id: string;
+  kind: 'status' | 'drop' | 'cut' | 'delay';
+  remaining: number;
+  applied: number;
+}
+
+export class FaultSpecError extends Error {}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function wholeNumber(value: unknown, name: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new FaultSpecError(`${name} must be a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+export function parseFaultSpec(input: unknown): FaultSpec {
+  if (!isObject(input)) throw new FaultSpecError('a fault is a JSON object');
+  if (typeof input.path !== 'string' || !input.path.startsWith('/')) {
+    throw new FaultSpecError('path must be a string starting with /');
+  }
+  if (input.method !== undefined && typeof input.method !== 'string')
+    throw new FaultSpecError('method must be a string');
+  const spec: FaultSpec = {
+    path: input.path,
+    method: typeof input.method === 'string' ? input.method.toUpperCase() : undefined,
+    times: wholeNumber(input.times, 'times', 1, 1_000_000) ?? 1,
+    status: wholeNumber(input.status, 'status', 100, 599),
+    delay_ms: wholeNumber(input.delay_ms, 'delay_ms', 0, 600_000),
+    cut_after_bytes: wholeNumber(input.cut_after_bytes, 'cut_after_bytes', 0, 1 << 30),
+    drop: input.drop === true,
+    body: input.body,
+    raw_body: typeof input.raw_body === 'string' ? input.raw_body : undefined,
+    content_type: typeof input.content_type === 'string' ? input.content_type : undefined,
+  };
+  if (input.retry_after !== undefined) {
+    if (typeof input.retry_after !== 'number' && typeof input.retry_after !== 'string') {
+      throw new FaultSpecError('retry_after must be seconds or an HTTP date');
+    }
+    spec.retry_after = String(input.retry_after);
+  }
+  const kinds = [spec.status !== undefined, spec.drop, spec.cut_after_bytes !== undefined].filter(
+    Boolean,
+  ).length;
+  if (kinds > 1) throw new FaultSpecError('give only one of status, drop, cut_after_bytes');
+  if (kinds === 0 && spec.delay_ms === undefined) {
+    throw new FaultSpecError('give one of status, drop, cut_after_bytes or delay_ms');
+  }
+  return spec;
+}
+
+function globToRegExp(glob: string): RegExp {
+  const source = glob
+    .split(/(\*\*|\*)/)
+    .map((part) =>
+      part === '**' ? '.*' : part === '*' ? '[^/]*' : part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
+export class FaultStore {
+  private faults: Array<Fault & { matcher: RegExp }> = [];
+  private nextId = 1;
+
+  add(input: unknown): Fault {
+    const spec = parseFaultSpec(input);
+    const kind =
+      spec.status !== undefined
+        ? 'status'
+        : spec.drop
+          ? 'drop'
+          : spec.cut_after_bytes !== undefined
+            ? 'cut'
+            : 'delay';
+    const fault = { ...spec, id: `fault-${this.nextId++}`, kind, remaining: spec.times, applied: 0 } as const;
+    this.faults.push({ ...fault, matcher: globToRegExp(spec.path) });
+    return fault;
+  }
+
+  /** The first live fault for this request, used up by one. */
+  take(method: string, path: string): Fault | undefined {
+    const fault = this.faults.find(
+      (f) => f.remaining > 0 && (!f.method || f.method === method) && f.matcher.test(path),
+    );
+    if (!fault) return undefined;
+    fault.remaining--;
+    fault.applied++;
+    return fault;
+  }
+
+  list(): Fault[] {
+    return this.faults.map(({ matcher: _matcher, ...fault }) => fault);
+  }
+
+  remove(id: string): boolean {
+    const before = this.faults.length;
+    this.faults = this.faults.filter((f) => f.id !== id);
+    return this.faults.length < before;
+  }
+
+  clear(): void {
+    this.faults = [];
+  }
+}
