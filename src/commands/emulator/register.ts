@@ -1,0 +1,61 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import type { Context } from '../../context.js';
+import { EMULATOR_DEFAULT_PORT } from '../../emulator/defaults.js';
+import { examples } from '../examples.js';
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new InvalidArgumentError('expected a port from 0 to 65535 (0: any free port)');
+  return port;
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export interface EmulatorStartOptions {
+  port: number;
+  apiKey?: string[];
+  detach?: boolean;
+}
+
+export function registerEmulator(program: Command, ctx: Context): void {
+  const emulator = program
+    .command('emulator')
+    .description('run the local emulator of the platform: all three interfaces on one loopback port')
+    .option('--port <port>', 'port on 127.0.0.1 (0: any free port)', parsePort, EMULATOR_DEFAULT_PORT)
+    .option(
+      '--api-key <key>',
+      'a key the emulator accepts (repeatable; default: the local profile key)',
+      collect,
+    )
+    .option('--detach', 'run in the background; stop it with `aip emulator stop`')
+    .action(async (opts: EmulatorStartOptions) => {
+      const { runEmulator } = await import('./start.js');
+      await runEmulator(ctx, opts);
+    });
+  examples(emulator, [
+    'aip emulator                      # foreground, Ctrl-C stops it',
+    'aip emulator --detach && aip --profile local health',
+    'aip emulator --port 0 --detach --json',
+  ]);
+
+  const stop = emulator
+    .command('stop')
+    .description('stop the emulator started with --detach')
+    .action(async () => {
+      const { runStop } = await import('./stop.js');
+      await runStop(ctx);
+    });
+  examples(stop, ['aip emulator stop']);
+
+  const status = emulator
+    .command('status')
+    .description('show whether an emulator is running, where, and how many requests it has served')
+    .action(async () => {
+      const { runStatus } = await import('./status.js');
+      await runStatus(ctx);
+    });
+  examples(status, ['aip emulator status', 'aip emulator status --json']);
+}

@@ -1,0 +1,145 @@
+// `aip emulator`: in the foreground, serve until Ctrl-C or SIGTERM; with --detach, start a copy of
+// this command in the background, wait until it listens, record where it is, and return.
+
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Context } from '../../context.js';
+import { EMULATOR_DEFAULT_KEY, EMULATOR_DEFAULT_PORT } from '../../emulator/defaults.js';
+import { type RunningEmulator, startEmulator } from '../../emulator/server.js';
+import { CliError } from '../../errors.js';
+import { printFields } from '../../output/table.js';
+import { packageRoot } from '../../package-root.js';
+import { type DaemonState, daemonFiles, probeEmulator, readDaemonState, writeDaemonState } from './daemon.js';
+import type { EmulatorStartOptions } from './register.js';
+
+/** Set on the detached child: report readiness over IPC; keys come from the environment, not argv. */
+const NOTIFY_ENV = 'AIP_EMULATOR_NOTIFY';
+const KEYS_ENV = 'AIP_EMULATOR_KEYS';
+const START_TIMEOUT_MS = 15_000;
+
+function apiKeys(ctx: Context, opts: EmulatorStartOptions): string[] {
+  if (opts.apiKey?.length) return opts.apiKey;
+  const fromEnv = ctx.env[KEYS_ENV]?.split('\n').filter(Boolean);
+  return fromEnv?.length ? fromEnv : [EMULATOR_DEFAULT_KEY];
+}
+
+async function listen(ctx: Context, port: number, keys: string[]): Promise<RunningEmulator> {
+  const { io } = ctx;
+  try {
+    return await startEmulator({ port, apiKeys: keys, log: io.quiet ? undefined : (line) => io.err(line) });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new CliError(
+        `port ${port} on 127.0.0.1 is already in use: is an emulator running (aip emulator status)? Or pick another with --port`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** Where to reach it, on stderr (--quiet drops it): stdout stays free for results. */
+function printBanner(ctx: Context, emu: RunningEmulator, keys: string[]): void {
+  const { io } = ctx;
+  io.info(`aip emulator listening on ${emu.origin}`);
+  io.info(`  training API   ${emu.urls.base}`);
+  io.info(`  inference API  ${emu.urls.inference}`);
+  io.info(`  trace ingest   ${emu.urls.trace}`);
+  io.info(`  API key${keys.length > 1 ? 's ' : '  '}       ${keys.join(', ')}`);
+  if (emu.port === EMULATOR_DEFAULT_PORT)
+    io.info('Use it with: aip --profile local health   (Ctrl-C stops the emulator)');
+  else {
+    io.info('Use it with (Ctrl-C stops the emulator):');
+    io.info(
+      `  export AIP_BASE_URL=${emu.urls.base} AIP_INFERENCE_URL=${emu.urls.inference} AIP_TRACE_URL=${emu.urls.trace}`,
+    );
+  }
+}
+
+async function runForeground(ctx: Context, opts: EmulatorStartOptions): Promise<void> {
+  const keys = apiKeys(ctx, opts);
+  const emu = await listen(ctx, opts.port, keys);
+  if (ctx.env[NOTIFY_ENV] === '1' && process.send) {
+    process.send({ type: 'ready', port: emu.port, origin: emu.origin });
+  } else {
+    printBanner(ctx, emu, keys);
+  }
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await emu.close();
+}
+
+function lastLogLine(file: string): string {
+  try {
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    return lines[lines.length - 1]?.replace(/^error:\s*/, '') ?? '';
+  } catch {
+    return '';
+  }
+}
+
+async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<void> {
+  const files = daemonFiles(ctx);
+  const existing = readDaemonState(files.state);
+  const running = existing && (await probeEmulator(ctx, existing.origin));
+  if (existing && running?.pid === existing.pid) {
+    report(ctx, existing, `already running (pid ${existing.pid})`);
+    return;
+  }
+  mkdirSync(files.dir, { recursive: true, mode: 0o700 });
+  const log = openSync(files.log, 'a', 0o600);
+  const args = [join(packageRoot(), 'bin', 'aip.js'), 'emulator', '--port', String(opts.port), '--no-color'];
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ['ignore', log, log, 'ipc'],
+    env: { ...ctx.env, [NOTIFY_ENV]: '1', [KEYS_ENV]: apiKeys(ctx, opts).join('\n') },
+  });
+  closeSync(log);
+  const ready = await new Promise<{ port: number; origin: string }>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill();
+      reject(new CliError(`the emulator did not start within ${START_TIMEOUT_MS / 1000}s; see ${files.log}`));
+    }, START_TIMEOUT_MS);
+    child.once('message', (message) => {
+      clearTimeout(timer);
+      resolve(message as { port: number; origin: string });
+    });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      reject(new CliError(`the emulator did not start: ${lastLogLine(files.log) || `see ${files.log}`}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  child.disconnect();
+  child.unref();
+  const state: DaemonState = {
+    pid: child.pid!,
+    port: ready.port,
+    origin: ready.origin,
+    log_file: files.log,
+    started_at: new Date().toISOString(),
+  };
+  writeDaemonState(files.state, state);
+  report(ctx, state, `started in the background (pid ${state.pid}); stop it with: aip emulator stop`);
+}
+
+function report(ctx: Context, state: DaemonState, what: string): void {
+  const { io } = ctx;
+  if (ctx.json) io.json(state);
+  else if (io.quiet) io.out(state.origin);
+  else {
+    printFields(io, [
+      ['url', state.origin],
+      ['pid', state.pid],
+      ['log', state.log_file],
+    ]);
+  }
+  io.info(`Emulator ${what}`);
+}
+
+export async function runEmulator(ctx: Context, opts: EmulatorStartOptions): Promise<void> {
+  if (opts.detach) await runDetached(ctx, opts);
+  else await runForeground(ctx, opts);
+}

@@ -1,0 +1,29 @@
+import type { Context } from '../../context.js';
+import { CliError } from '../../errors.js';
+import { daemonFiles, isProcessAlive, probeEmulator, readDaemonState, removeDaemonState } from './daemon.js';
+
+const STOP_TIMEOUT_MS = 5_000;
+
+export async function runStop(ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const files = daemonFiles(ctx);
+  const state = readDaemonState(files.state);
+  if (!state) {
+    io.info('No detached emulator is running');
+    return;
+  }
+  // Signal only a process that proves to be the emulator we started: pids get reused.
+  const health = await probeEmulator(ctx, state.origin);
+  if (health?.pid !== state.pid) {
+    removeDaemonState(files.state);
+    io.info(`No detached emulator is running (removed the stale record of pid ${state.pid})`);
+    return;
+  }
+  process.kill(state.pid, 'SIGTERM');
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  while (isProcessAlive(state.pid) && Date.now() < deadline) await ctx.deps.sleep(50);
+  if (isProcessAlive(state.pid))
+    throw new CliError(`the emulator (pid ${state.pid}) did not stop within ${STOP_TIMEOUT_MS / 1000}s`);
+  removeDaemonState(files.state);
+  io.info(`Stopped the emulator at ${state.origin} (pid ${state.pid})`);
+}

@@ -1,0 +1,105 @@
+// `aip health`: one request per interface, in parallel, no key sent. The Training API has a health
+// endpoint that must answer 2xx; for the inference and trace hosts the question is reachability, so any
+// HTTP answer below 500 counts (a 401 or 405 is expected without a key; a 404 hints at a wrong URL).
+
+import type { Context, Service } from '../../context.js';
+import { CliError, CommandFailedError } from '../../errors.js';
+import { printTable } from '../../output/table.js';
+
+type CheckStatus = 'ok' | 'reachable' | 'error' | 'unreachable';
+
+export interface HealthCheck {
+  interface: Service;
+  url: string;
+  ok: boolean;
+  status: CheckStatus;
+  http_status: number | null;
+  latency_ms: number | null;
+  message: string | null;
+  response?: unknown;
+}
+
+const PROBES: Record<Service, string> = {
+  training: '/health',
+  inference: '/models',
+  trace: '/agents/otel/v1/traces',
+};
+
+function classify(status: number): { ok: boolean; status: CheckStatus; message: string | null } {
+  if (status >= 200 && status < 300) return { ok: true, status: 'ok', message: null };
+  return {
+    ok: true,
+    status: 'reachable',
+    message: `HTTP ${status}${status === 401 || status === 403 ? ' (no key sent)' : ''}`,
+  };
+}
+
+async function check(ctx: Context, service: Service): Promise<HealthCheck> {
+  const http = ctx.http(service, { auth: 'none' });
+  const path = PROBES[service];
+  const url = `${http.baseUrl}${path}`;
+  try {
+    const res = await http.request({
+      method: 'GET',
+      path,
+      auth: false,
+      // The training health endpoint must answer 2xx; elsewhere any answer below 500 is informative.
+      accept: service === 'training' ? undefined : (s) => s < 500,
+    });
+    const verdict = classify(res.status);
+    const result: HealthCheck = {
+      interface: service,
+      url,
+      ok: verdict.ok,
+      status: verdict.status,
+      http_status: res.status,
+      latency_ms: Math.round(res.elapsedMs * 10) / 10,
+      message: verdict.message,
+    };
+    if (service === 'training') result.response = res.data ?? null;
+    return result;
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    const status = 'status' in error && typeof error.status === 'number' ? error.status : null;
+    return {
+      interface: service,
+      url,
+      ok: false,
+      status: status === null ? 'unreachable' : 'error',
+      http_status: status,
+      latency_ms: null,
+      message: error.message,
+    };
+  }
+}
+
+export async function runHealth(ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const spinner = await io.spinner('Checking the training, inference and trace endpoints…');
+  const checks = await Promise.all((['training', 'inference', 'trace'] as const).map((s) => check(ctx, s)));
+  spinner.stop();
+
+  if (ctx.json) io.json(checks);
+  else if (!io.quiet) {
+    printTable(io, checks, [
+      { header: 'interface', value: (c) => c.interface },
+      {
+        header: 'status',
+        value: (c) => c.status,
+        color: (text, c, style) => (c.ok ? style.green(text) : style.red(text)),
+      },
+      {
+        header: 'latency',
+        value: (c) => (c.latency_ms === null ? '' : io.isStdoutTTY ? `${c.latency_ms} ms` : c.latency_ms),
+      },
+      { header: 'url', value: (c) => c.url },
+      { header: 'detail', value: (c) => c.message ?? '' },
+    ]);
+  }
+  const failed = checks.filter((c) => !c.ok);
+  if (failed.length > 0) {
+    throw new CommandFailedError(
+      `health check failed: ${failed.map((c) => `${c.interface} ${c.status}`).join(', ')}`,
+    );
+  }
+}

@@ -1,0 +1,131 @@
+// What a command is handed: the IO object, the parsed global options, and lazy getters for settings
+// and API clients. Nothing reads the config file or builds a client until a command asks for it.
+
+import { HttpClient } from './api/http.js';
+import { TrainingClient } from './api/training.js';
+import { guardKeys, logExchanges, type Transport } from './api/transport.js';
+import { AUTH_HINT, AuthError } from './errors.js';
+import type { GlobalOptions } from './globals.js';
+import type { IO } from './output/io.js';
+import { assertKeyMayBeSentTo } from './secrets.js';
+import { configFilePath } from './settings/config-file.js';
+import { type ResolvedKey, Settings } from './settings/resolve.js';
+import { USER_AGENT } from './version.js';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Everything from outside the process that a command may touch; tests replace any of it. */
+export interface Deps {
+  env: Env;
+  io: IO;
+  transport: Transport;
+  sleep: (ms: number) => Promise<void>;
+  random: () => number;
+}
+
+export const DEFAULT_TIMEOUT_SECONDS = 60;
+export const DEFAULT_MAX_RETRIES = 3;
+
+export type Service = 'training' | 'inference' | 'trace';
+
+const SERVICE_NAMES: Record<Service, string> = {
+  training: 'training API',
+  inference: 'inference API',
+  trace: 'trace ingest',
+};
+
+const SERVICE_URL_KEYS = { training: 'base-url', inference: 'inference-url', trace: 'trace-url' } as const;
+
+export class Context {
+  globals: GlobalOptions = {};
+  private cachedSettings: Settings | undefined;
+  private cachedTransport: Transport | undefined;
+
+  constructor(readonly deps: Deps) {}
+
+  get io(): IO {
+    return this.deps.io;
+  }
+
+  get env(): Env {
+    return this.deps.env;
+  }
+
+  get configFile(): string {
+    return configFilePath(this.env);
+  }
+
+  get settings(): Settings {
+    this.cachedSettings ??= new Settings(this.globals, this.env, this.configFile);
+    return this.cachedSettings;
+  }
+
+  /** --json wins; otherwise the `output` setting. */
+  get json(): boolean {
+    return this.globals.json === true || this.settings.get('output') === 'json';
+  }
+
+  get timeoutMs(): number {
+    return (this.globals.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  }
+
+  serviceUrl(service: Service): string {
+    return this.settings.get(SERVICE_URL_KEYS[service])!;
+  }
+
+  /** The key, or an AuthError (exit 4) saying how to provide one. Registered as a secret for output. */
+  requireApiKey(): ResolvedKey {
+    const resolved = this.settings.apiKey();
+    if (!resolved) {
+      throw new AuthError(`no API key for profile "${this.settings.profile}"`, { hint: AUTH_HINT });
+    }
+    this.io.addSecret(resolved.key);
+    return resolved;
+  }
+
+  /** What every request goes through: the key guard, and with --debug the exchange log. */
+  get transport(): Transport {
+    if (!this.cachedTransport) {
+      const guarded = guardKeys(this.deps.transport);
+      this.cachedTransport = this.globals.debug
+        ? logExchanges(guarded, (line) => this.io.err(this.io.errStyle.dim(line)))
+        : guarded;
+    }
+    return this.cachedTransport;
+  }
+
+  /**
+   * A client for one interface. With `auth: 'none'` no key is looked up or sent; otherwise the key is
+   * required, and checked against the URL before any request (no key over plain http off-machine).
+   */
+  http(
+    service: Service,
+    options: { auth: 'required' | 'none'; apiKey?: string; baseUrl?: string },
+  ): HttpClient {
+    const baseUrl = options.baseUrl ?? this.serviceUrl(service);
+    let apiKey: string | undefined;
+    if (options.auth === 'required') {
+      apiKey = options.apiKey ?? this.requireApiKey().key;
+      this.io.addSecret(apiKey);
+      assertKeyMayBeSentTo(baseUrl);
+    }
+    return new HttpClient({
+      service: SERVICE_NAMES[service],
+      baseUrl,
+      apiKey,
+      transport: this.transport,
+      timeoutMs: this.timeoutMs,
+      maxRetries: this.globals.maxRetries ?? DEFAULT_MAX_RETRIES,
+      sleep: this.deps.sleep,
+      random: this.deps.random,
+      userAgent: USER_AGENT,
+      onRetry: (notice) => {
+        if (!this.io.quiet) this.io.warn(notice);
+      },
+    });
+  }
+
+  training(options: { auth: 'required' | 'none' } = { auth: 'required' }): TrainingClient {
+    return new TrainingClient(this.http('training', options));
+  }
+}
