@@ -1,0 +1,45 @@
+// Runs the CLI in-process through main(), with its own IO, environment and config directory. The
+// environment is not inherited: nothing from the developer's shell (a WANDB_API_KEY, say) leaks in.
+// `sleep` is recorded instead of waited, so retry delays are asserted without slowing the suite.
+
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Transport } from '../../src/api/transport.js';
+import { main } from '../../src/main.js';
+import { type FakeIOOptions, fakeIO } from './io.js';
+
+export interface RunOptions extends FakeIOOptions {
+  /** Actually wait in sleep() instead of recording the delay. */
+  realSleep?: boolean;
+  transport?: Transport;
+}
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** Every delay the CLI asked to sleep for, in ms. */
+  sleeps: number[];
+}
+
+export function tempConfigDir(): string {
+  return mkdtempSync(join(tmpdir(), 'aip-test-'));
+}
+
+export async function runCli(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+  const env = { AIP_CONFIG_DIR: options.env?.AIP_CONFIG_DIR ?? tempConfigDir(), ...options.env };
+  const { io, stdout, stderr } = fakeIO({ ...options, env });
+  const sleeps: number[] = [];
+  const code = await main(argv, {
+    env,
+    io,
+    transport: options.transport,
+    random: () => 0.5,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      if (options.realSleep) await new Promise((r) => setTimeout(r, ms));
+    },
+  });
+  return { code, stdout: stdout.text, stderr: stderr.text, sleeps };
+}

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isCI, wantsColor } from '../src/output/io.js';
+import { printFields, printTable } from '../src/output/table.js';
+import { runCli } from './helpers/cli.js';
+import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { fakeIO } from './helpers/io.js';
+
+const ESC = '\u001b[';
+
+describe('colour rules (product.md section 4)', () => {
+  it('is on for a terminal and off for a pipe', () => {
+    expect(wantsColor({}, true, false)).toBe(true);
+    expect(wantsColor({}, false, false)).toBe(false);
+  });
+
+  it('is turned off by --no-color, NO_COLOR, FORCE_COLOR=0 and TERM=dumb', () => {
+    expect(wantsColor({}, true, true)).toBe(false);
+    expect(wantsColor({ NO_COLOR: '1' }, true, false)).toBe(false);
+    expect(wantsColor({ FORCE_COLOR: '0' }, true, false)).toBe(false);
+    expect(wantsColor({ TERM: 'dumb' }, true, false)).toBe(false);
+    // An empty NO_COLOR does not count (no-color.org).
+    expect(wantsColor({ NO_COLOR: '' }, true, false)).toBe(true);
+  });
+
+  it('can be forced on with FORCE_COLOR, except against an explicit off', () => {
+    expect(wantsColor({ FORCE_COLOR: '1' }, false, false)).toBe(true);
+    expect(wantsColor({ FORCE_COLOR: '1', NO_COLOR: '1' }, false, false)).toBe(false);
+    expect(wantsColor({ FORCE_COLOR: '1' }, false, true)).toBe(false);
+  });
+
+  it('reads CI as set unless empty, 0 or false', () => {
+    expect(isCI({ CI: 'true' })).toBe(true);
+    expect(isCI({ CI: '1' })).toBe(true);
+    expect(isCI({ CI: 'false' })).toBe(false);
+    expect(isCI({})).toBe(false);
+  });
+});
+
+describe('spinners', () => {
+  it('run only on a sized terminal, outside CI, without --quiet', () => {
+    expect(fakeIO({ stderrTTY: true }).io.spinnersEnabled).toBe(true);
+    expect(fakeIO({ stderrTTY: false }).io.spinnersEnabled).toBe(false);
+    expect(fakeIO({ stderrTTY: true, env: { CI: 'true' } }).io.spinnersEnabled).toBe(false);
+    const quiet = fakeIO({ stderrTTY: true });
+    quiet.io.configure({ quiet: true });
+    expect(quiet.io.spinnersEnabled).toBe(false);
+    expect(fakeIO({ stderrTTY: true, columns: 0 }).io.spinnersEnabled).toBe(false);
+  });
+
+  it('draw on stderr only, and leave nothing on stdout', async () => {
+    const { io, stdout, stderr } = fakeIO({ stderrTTY: true, stdoutTTY: true });
+    const spinner = await io.spinner('working');
+    spinner.update('still working');
+    spinner.stop();
+    expect(stderr.text).toContain('working');
+    expect(stdout.text).toBe('');
+    const ci = fakeIO({ stderrTTY: true, env: { CI: '1' } });
+    (await ci.io.spinner('working')).stop();
+    expect(ci.stderr.text).toBe('');
+  });
+});
+
+describe('tables', () => {
+  const rows = [
+    { id: 'a', n: 1, note: 'tab\there' },
+    { id: 'longer-id', n: 22, note: null },
+  ];
+  const columns = [
+    { header: 'id', value: (r: (typeof rows)[number]) => r.id },
+    {
+      header: 'n',
+      value: (r: (typeof rows)[number]) => r.n,
+      color: (t: string, _r: unknown, s: { green: (x: string) => string }) => s.green(t),
+    },
+    { header: 'note', value: (r: (typeof rows)[number]) => r.note },
+  ];
+
+  it('aligns columns under a bold header on a terminal, colouring after alignment', () => {
+    const { io, stdout } = fakeIO({ stdoutTTY: true });
+    printTable(io, rows, columns);
+    const plain = stdout.text.replace(/\u001b\[\d+m/g, '');
+    expect(plain).toBe('ID         N   NOTE\na          1   tab\there\nlonger-id  22\n');
+    expect(stdout.text).toContain(`${ESC}1mID${ESC}22m`);
+    expect(stdout.text).toContain(`${ESC}32m22${ESC}39m`);
+  });
+
+  it('writes TSV without header or colour when piped, keeping one record per line', () => {
+    const { io, stdout } = fakeIO({ stdoutTTY: false, env: { FORCE_COLOR: '0' } });
+    printTable(io, rows, columns);
+    expect(stdout.text).toBe('a\t1\ttab here\nlonger-id\t22\t\n');
+  });
+
+  it('prints records as aligned fields, or label<TAB>value lines', () => {
+    const tty = fakeIO({ stdoutTTY: true, env: { NO_COLOR: '1' } });
+    printFields(tty.io, [
+      ['url', 'http://x'],
+      ['requests', 3],
+    ]);
+    expect(tty.stdout.text).toBe('url       http://x\nrequests  3\n');
+    const piped = fakeIO();
+    printFields(piped.io, [['url', 'http://x']]);
+    expect(piped.stdout.text).toBe('url\thttp://x\n');
+  });
+});
+
+describe('colour end to end', () => {
+  let emu: TestEmulator;
+  beforeAll(async () => {
+    emu = await startTestEmulator();
+  });
+  afterAll(() => emu.close());
+
+  it('colours a terminal, and nothing under NO_COLOR, --no-color, TERM=dumb or a pipe', async () => {
+    const coloured = await runCli(['health'], { env: emu.env, stdoutTTY: true });
+    expect(coloured.stdout).toContain(`${ESC}32mok${ESC}39m`);
+    for (const [argv, env, stdoutTTY] of [
+      [['health'], { NO_COLOR: '1' }, true],
+      [['health', '--no-color'], {}, true],
+      [['health'], { TERM: 'dumb' }, true],
+      [['health'], { FORCE_COLOR: '0' }, true],
+      [['health'], {}, false],
+    ] as const) {
+      const r = await runCli([...argv], { env: { ...emu.env, ...env }, stdoutTTY });
+      expect(r.code).toBe(0);
+      expect(r.stdout).not.toContain(ESC);
+    }
+  });
+
+  it('keeps error messages free of colour when stderr is not a terminal', async () => {
+    const r = await runCli(['auth', 'token'], { env: {}, stderrTTY: false });
+    expect(r.stderr).not.toContain(ESC);
+    const tty = await runCli(['auth', 'token'], { env: {}, stderrTTY: true });
+    expect(tty.stderr).toContain(`${ESC}31merror:${ESC}39m`);
+  });
+
+  it('--json wins over the output setting, which otherwise selects JSON', async () => {
+    const r = await runCli(['health'], { env: { ...emu.env, AIP_OUTPUT: 'json' } });
+    expect(JSON.parse(r.stdout)).toHaveLength(3);
+  });
+});
