@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// `npm run bench`: start-up and round-trip timings of the built CLI as ratios against baselines
+// measured in the same run (product.md section 7), so that machine noise cancels out. Prints a table
+// and writes a JSON copy to .bench/results.json. With --check, exits 1 when a target is missed.
+//
+//   node bench/run.mjs [--runs N] [--check]
+
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'bin', 'aip.js');
+const args = process.argv.slice(2);
+const runs = Number(args[args.indexOf('--runs') + 1]) || 21;
+const check = args.includes('--check');
+const WARMUP = 3;
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Median wall time of a command, in ms; the cases of one group are interleaved run by run. */
+function timeGroup(commands, env) {
+  const samples = commands.map(() => []);
+  for (let i = 0; i < WARMUP + runs; i++) {
+    commands.forEach((argv, c) => {
+      const started = performance.now();
+      const r = spawnSync(argv[0], argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const ms = performance.now() - started;
+      if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
+      if (i >= WARMUP) samples[c].push(ms);
+    });
+  }
+  return samples.map(median);
+}
+
+/** A detached emulator on a free port (its record kept in the bench's own config dir). */
+function startEmulator(env) {
+  const r = spawnSync(process.execPath, [bin, 'emulator', '--detach', '--port', '0', '--json'], {
+    env,
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`emulator did not start: ${r.stderr}`);
+  const { origin } = JSON.parse(r.stdout);
+  return { origin, stop: () => spawnSync(process.execPath, [bin, 'emulator', 'stop'], { env }) };
+}
+
+const configDir = mkdtempSync(join(tmpdir(), 'aip-bench-'));
+const baseEnv = { ...process.env, AIP_CONFIG_DIR: configDir, NO_COLOR: '1' };
+const withoutCa = { ...baseEnv };
+delete withoutCa.NODE_EXTRA_CA_CERTS;
+const node = process.execPath;
+const rows = [];
+
+function addRow(name, env, ms, baselineName, baselineMs, target) {
+  const ratio = ms / baselineMs;
+  rows.push({
+    case: name,
+    env,
+    median_ms: +ms.toFixed(1),
+    baseline: baselineName,
+    baseline_ms: +baselineMs.toFixed(1),
+    ratio: +ratio.toFixed(2),
+    target,
+    met: ratio <= target,
+  });
+}
+
+const envs = [['as set', baseEnv]];
+if (process.env.NODE_EXTRA_CA_CERTS) envs.push(['NODE_EXTRA_CA_CERTS unset', withoutCa]);
+
+for (const [label, env] of envs) {
+  const [bare, version, help, configList] = timeGroup(
+    [
+      [node, '-e', '0'],
+      [node, bin, '--version'],
+      [node, bin, '--help'],
+      [node, bin, 'config', 'list'],
+    ],
+    env,
+  );
+  addRow('aip --version', label, version, 'node -e 0', bare, 1.2);
+  addRow('aip --help', label, help, 'node -e 0', bare, 2.0);
+  addRow('aip config list', label, configList, 'node -e 0', bare, 2.0);
+}
+
+const { origin, stop } = startEmulator(withoutCa);
+try {
+  for (const [label, env] of envs) {
+    const urls = {
+      AIP_BASE_URL: `${origin}/training/v1`,
+      AIP_INFERENCE_URL: `${origin}/inference/v1`,
+      AIP_TRACE_URL: `${origin}/trace`,
+    };
+    const fetchOne = `fetch(${JSON.stringify(`${origin}/training/v1/health`)}).then(r => r.text()).then(t => process.stdout.write(t))`;
+    const [raw, health] = timeGroup(
+      [
+        [node, '-e', fetchOne],
+        [node, bin, 'health', '--json'],
+      ],
+      { ...env, ...urls },
+    );
+    addRow('aip health --json', label, health, 'node fetch one-liner', raw, 1.5);
+  }
+} finally {
+  stop();
+}
+
+const header = ['case', 'environment', 'median ms', 'baseline', 'baseline ms', 'ratio', 'target', 'met'];
+const table = [
+  header,
+  ...rows.map((r) => [
+    r.case,
+    r.env,
+    r.median_ms,
+    r.baseline,
+    r.baseline_ms,
+    `${r.ratio}x`,
+    `<= ${r.target}x`,
+    r.met ? 'yes' : 'NO',
+  ]),
+];
+const widths = header.map((_, i) => Math.max(...table.map((row) => String(row[i]).length)));
+for (const row of table)
+  console.log(
+    row
+      .map((cell, i) => String(cell).padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
+console.log(`\n${runs} runs per case after ${WARMUP} warm-up runs; node ${process.version}; medians.`);
+
+mkdirSync(join(root, '.bench'), { recursive: true });
+writeFileSync(
+  join(root, '.bench', 'results.json'),
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, runs, rows }, null, 2)}\n`,
+);
+console.log('JSON copy: .bench/results.json');
+if (check && rows.some((r) => !r.met)) process.exitCode = 1;
