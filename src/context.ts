@@ -5,14 +5,11 @@ import { HttpClient } from './api/http.js';
 import { TrainingClient } from './api/training.js';
 import { guardKeys, logExchanges, type Transport } from './api/transport.js';
 import { AUTH_HINT, AuthError } from './errors.js';
-import type { GlobalOptions } from './globals.js';
+import type { Env, GlobalOptions } from './globals.js';
 import type { IO } from './output/io.js';
-import { assertKeyMayBeSentTo } from './secrets.js';
 import { configFilePath } from './settings/config-file.js';
 import { type ResolvedKey, Settings } from './settings/resolve.js';
 import { USER_AGENT } from './version.js';
-
-export type Env = Readonly<Record<string, string | undefined>>;
 
 /** Everything from outside the process that a command may touch; tests replace any of it. */
 export interface Deps {
@@ -73,13 +70,12 @@ export class Context {
     return this.settings.get(SERVICE_URL_KEYS[service])!;
   }
 
-  /** The key, or an AuthError (exit 4) saying how to provide one. Registered as a secret for output. */
+  /** The key, or an AuthError (exit 4) saying how to provide one. */
   requireApiKey(): ResolvedKey {
     const resolved = this.settings.apiKey();
     if (!resolved) {
       throw new AuthError(`no API key for profile "${this.settings.profile}"`, { hint: AUTH_HINT });
     }
-    this.io.addSecret(resolved.key);
     return resolved;
   }
 
@@ -96,19 +92,14 @@ export class Context {
 
   /**
    * A client for one interface. With `auth: 'none'` no key is looked up or sent; otherwise the key is
-   * required, and checked against the URL before any request (no key over plain http off-machine).
+   * required (the transport's guard keeps it off plain http to other machines).
    */
   http(
     service: Service,
     options: { auth: 'required' | 'none'; apiKey?: string; baseUrl?: string },
   ): HttpClient {
     const baseUrl = options.baseUrl ?? this.serviceUrl(service);
-    let apiKey: string | undefined;
-    if (options.auth === 'required') {
-      apiKey = options.apiKey ?? this.requireApiKey().key;
-      this.io.addSecret(apiKey);
-      assertKeyMayBeSentTo(baseUrl);
-    }
+    const apiKey = options.auth === 'required' ? (options.apiKey ?? this.requireApiKey().key) : undefined;
     return new HttpClient({
       service: SERVICE_NAMES[service],
       baseUrl,

@@ -1,4 +1,7 @@
-// The global options of product.md section 2, as commander hands them to every command.
+// The global options of product.md section 2, as commander hands them to every command, and the
+// shape of the environment that settings are read from.
+
+export type Env = Readonly<Record<string, string | undefined>>;
 
 export interface GlobalOptions {
   profile?: string;

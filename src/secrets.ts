@@ -10,13 +10,32 @@ export function maskSecret(secret: string): string {
   return secret.length >= 16 ? `****${secret.slice(-4)}` : '****';
 }
 
-/** 127.0.0.0/8, ::1 and localhost: traffic that never leaves the machine. */
+const secrets = new Set<string>();
+
+/**
+ * Every key the process holds is remembered here the moment it is read (settings, stdin, prompt), so
+ * that whatever prints text (the IO object, error messages, the --debug log) can mask it.
+ */
+export function rememberSecret(secret: string | undefined): void {
+  if (secret && secret.length >= 4) secrets.add(secret);
+}
+
+/** The text with every remembered key replaced by its fingerprint. */
+export function redactSecrets(text: string): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (result.includes(secret)) result = result.split(secret).join(maskSecret(secret));
+  }
+  return result;
+}
+
+/**
+ * 127.0.0.0/8, ::1 and the literal name localhost: traffic that never leaves the machine. Other names
+ * (even *.localhost) go through a resolver, which could answer with any address.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
-  if (/^::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** Throws unless a key may travel to this URL: https anywhere, plain http to loopback only. */
@@ -27,4 +46,16 @@ export function assertKeyMayBeSentTo(url: string | URL): void {
   throw new UsageError(
     `refusing to send the API key over plain ${parsed.protocol.replace(':', '')} to ${parsed.host}: use an https:// URL (plain http is allowed only for loopback addresses such as the emulator)`,
   );
+}
+
+const CREDENTIAL_HEADERS = new Set(['authorization', 'wandb-api-key', 'api-key', 'x-api-key', 'cookie']);
+
+/** A header value fit to log or record: credentials reduced to their fingerprint. */
+export function redactHeader(name: string, value: string): string {
+  const lower = name.toLowerCase();
+  if (!CREDENTIAL_HEADERS.has(lower)) return value;
+  const space = value.indexOf(' ');
+  if (lower === 'authorization' && space > 0)
+    return `${value.slice(0, space)} ${maskSecret(value.slice(space + 1))}`;
+  return maskSecret(value);
 }

@@ -1,10 +1,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator } from '../src/emulator/server.js';
 import { main } from '../src/main.js';
 import { runCli, tempConfigDir } from './helpers/cli.js';
 import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
 import { fakeIO } from './helpers/io.js';
+import { waitFor } from './helpers/wait.js';
 
 let emu: TestEmulator;
 beforeAll(async () => {
@@ -35,7 +37,8 @@ describe('auth login', () => {
     expect(storedConfig(dir).profiles.default).toEqual({ 'api-key': emu.key });
     expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
     const [verify] = await emu.requests({ path: '/inference/v1/models' });
-    expect(verify?.headers.authorization).toBe(`Bearer ${emu.key}`);
+    // The emulator records credentials by fingerprint only.
+    expect(verify?.headers.authorization).toBe('Bearer ****cdef');
   });
 
   it('does not save a key the inference API rejects (exit 4)', async () => {
@@ -99,8 +102,7 @@ describe('auth login', () => {
     const env = urls(dir);
     const { io, stdout, stderr, stdin } = fakeIO({ env, stdinTTY: true, stderrTTY: false });
     const done = main(['auth', 'login'], { env, io, sleep: async () => {} });
-    await new Promise((r) => setTimeout(r, 20));
-    expect(stdin.isRaw).toBe(true);
+    await waitFor(() => stdin.isRaw === true);
     // Typed with a mistake, corrected with backspace; an arrow key's escape sequence is ignored.
     stdin.write(`${emu.key.slice(0, 10)}X\u007f\u001b[D`);
     stdin.write(`${emu.key.slice(10)}\r`);
@@ -112,12 +114,28 @@ describe('auth login', () => {
     expect(storedConfig(dir).profiles.default?.['api-key']).toBe(emu.key);
   });
 
+  it('takes what was typed when the terminal closes before Enter, and refuses an empty key', async () => {
+    for (const [typed, code] of [
+      [emu.key, 0],
+      ['', 2],
+    ] as const) {
+      const dir = tempConfigDir();
+      const env = urls(dir);
+      const { io, stdin, stderr } = fakeIO({ env, stdinTTY: true });
+      const done = main(['auth', 'login'], { env, io });
+      await waitFor(() => stdin.isRaw === true);
+      stdin.end(typed);
+      expect(await done).toBe(code);
+      if (code === 2) expect(stderr.text).toContain('error: no key entered\n');
+    }
+  });
+
   it('exits 130 on Ctrl-C at the prompt and stores nothing', async () => {
     const dir = tempConfigDir();
     const env = urls(dir);
     const { io, stdin } = fakeIO({ env, stdinTTY: true });
     const done = main(['auth', 'login'], { env, io });
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => stdin.isRaw === true);
     stdin.write('abc\u0003');
     expect(await done).toBe(130);
     expect(stdin.isRaw).toBe(false);
@@ -199,13 +217,46 @@ describe('auth status', () => {
     );
   });
 
-  it('uses the built-in emulator key of the local profile', async () => {
-    const r = await runCli(['--profile', 'local', 'auth', 'status', '--json'], {
-      env: { AIP_CONFIG_DIR: tempConfigDir() },
+  it('uses the built-in key of the local profile, which an emulator started with defaults accepts', async () => {
+    const defaults = await startEmulator({ port: 0 });
+    try {
+      const env = {
+        AIP_CONFIG_DIR: tempConfigDir(),
+        AIP_BASE_URL: defaults.urls.base,
+        AIP_INFERENCE_URL: defaults.urls.inference,
+      };
+      const r = await runCli(['--profile', 'local', 'auth', 'status', '--json'], { env });
+      expect(r.code).toBe(0);
+      const status = JSON.parse(r.stdout);
+      expect(status.api_key).toEqual({ masked: '****-key', source: 'built-in profile local' });
+      expect(status.interfaces.map((i: { key: string }) => i.key)).toEqual([
+        'accepted',
+        'accepted',
+        'not checked',
+      ]);
+    } finally {
+      await defaults.close();
+    }
+  });
+
+  it('exits with the failure of a check that could not complete (429 → 6)', async () => {
+    await emu.fault({ path: '/training/v1/preview/training-jobs/*', status: 429, times: 5 });
+    const r = await runCli(['--max-retries', '0', 'auth', 'status', '--json'], { env: emu.env });
+    expect(r.code).toBe(6);
+    expect(JSON.parse(r.stdout).interfaces[0]).toMatchObject({ interface: 'training', key: 'error' });
+    expect(r.stderr).toMatch(/^error: Concurrency limit reached for requests \(HTTP 429 from GET /);
+  });
+
+  it('refuses to send the key over plain http to a name that only looks local', async () => {
+    const r = await runCli(['auth', 'status'], {
+      env: { ...emu.env, AIP_BASE_URL: 'http://api.localhost/v1', AIP_INFERENCE_URL: 'http://10.0.0.1/v1' },
     });
-    const status = JSON.parse(r.stdout);
-    expect(status.api_key).toEqual({ masked: '****-key', source: 'built-in profile local' });
-    expect(status.interfaces[0].url).toBe('http://127.0.0.1:4010/training/v1');
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain('refusing to send the API key over plain http to api.localhost');
+    expect(r.stderr).toBe(
+      'error: refusing to send the API key over plain http to api.localhost: use an https:// URL (plain http is allowed only for loopback addresses such as the emulator)\n',
+    );
+    expect(await emu.requests()).toEqual([]);
   });
 });
 
@@ -226,6 +277,9 @@ describe('auth token and logout', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(`Removed the key ****cdef from profile "default" in ${join(dir, 'config.json')}\n`);
     expect(storedConfig(dir).profiles.default).toEqual({ project: 'a/b' });
+    const typo = await runCli(['--profile', 'wrok', 'auth', 'logout'], { env: urls(dir) });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/^error: profile "wrok" does not exist/);
     const again = await runCli(['auth', 'logout'], { env: { ...urls(dir), AIP_API_KEY: emu.key } });
     expect(again.stderr).toBe(
       'No key is stored for profile "default"\nwarning: AIP_API_KEY is set in the environment and is still used\n',

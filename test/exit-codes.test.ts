@@ -1,6 +1,7 @@
 // Every exit code of product.md section 5: produced end to end where a command of the foundation can
 // produce it, and through the one mapping (exitCodeFor) for the rest.
 
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -166,5 +167,15 @@ describe('the one mapping from errors to exit codes', () => {
     const documented = r.stdout.split('\n').flatMap((line) => /^ {2}(\d+) +(.+)$/.exec(line)?.slice(1) ?? []);
     expect(documented).toEqual(EXIT_CODE_TABLE.flatMap((row) => [String(row.code), row.meaning]));
     expect(EXIT_CODE_TABLE.map((row) => row.code)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 130]);
+  });
+
+  it('is documented in the README, code for code', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const section = readme.split('## Exit codes')[1]?.split('\n## ')[0] ?? '';
+    const rows = [...section.matchAll(/^\|\s*(\d+)\s*\|\s*(.+?)\s*\|$/gm)].map((m) => [
+      Number(m[1]),
+      m[2]!.replace(/`/g, ''),
+    ]);
+    expect(rows).toEqual(EXIT_CODE_TABLE.map((row) => [row.code, row.meaning]));
   });
 });

@@ -49,14 +49,36 @@ describe('spinners', () => {
 
   it('draw on stderr only, and leave nothing on stdout', async () => {
     const { io, stdout, stderr } = fakeIO({ stderrTTY: true, stdoutTTY: true });
-    const spinner = await io.spinner('working');
-    spinner.update('still working');
-    spinner.stop();
+    const result = await io.withSpinner('working', async (spinner) => {
+      spinner.update('still working');
+      return 42;
+    });
+    expect(result).toBe(42);
     expect(stderr.text).toContain('working');
     expect(stdout.text).toBe('');
     const ci = fakeIO({ stderrTTY: true, env: { CI: '1' } });
-    (await ci.io.spinner('working')).stop();
+    await ci.io.withSpinner('working', async () => {});
     expect(ci.stderr.text).toBe('');
+  });
+
+  it('stop when the work fails, so that nothing keeps drawing (or keeps the process alive)', async () => {
+    const { io, stderr } = fakeIO({ stderrTTY: true });
+    await expect(
+      io.withSpinner('working', async () => {
+        await new Promise((r) => setTimeout(r, 100));
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    const drawn = stderr.text.length;
+    expect(drawn).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 250));
+    expect(stderr.text.length).toBe(drawn);
+  });
+
+  it('stop when a command fails under one (health with a bad setting, on a terminal)', async () => {
+    const r = await runCli(['health'], { env: { AIP_BASE_URL: 'ftp://nope' }, stderrTTY: true });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('AIP_BASE_URL: expected an http:// or https:// URL');
   });
 });
 
@@ -133,8 +155,12 @@ describe('colour end to end', () => {
     expect(tty.stderr).toContain(`${ESC}31merror:${ESC}39m`);
   });
 
-  it('--json wins over the output setting, which otherwise selects JSON', async () => {
-    const r = await runCli(['health'], { env: { ...emu.env, AIP_OUTPUT: 'json' } });
-    expect(JSON.parse(r.stdout)).toHaveLength(3);
+  it('prints JSON with --json, or when the output setting says json', async () => {
+    const flag = await runCli(['health', '--json'], { env: { ...emu.env, AIP_OUTPUT: 'table' } });
+    expect(JSON.parse(flag.stdout)).toHaveLength(3);
+    const setting = await runCli(['health'], { env: { ...emu.env, AIP_OUTPUT: 'json' } });
+    expect(JSON.parse(setting.stdout)).toHaveLength(3);
+    const table = await runCli(['health'], { env: { ...emu.env, AIP_OUTPUT: 'table' } });
+    expect(table.stdout.startsWith('training\tok\t')).toBe(true);
   });
 });

@@ -4,6 +4,8 @@
 // from a proxy, say) is reduced to its status line.
 
 import { ApiError, AUTH_HINT } from '../errors.js';
+import { isObject } from '../json.js';
+import { oneLine } from '../text.js';
 
 export interface ValidationItem {
   loc: Array<string | number>;
@@ -13,15 +15,6 @@ export interface ValidationItem {
 export interface ErrorBody {
   message: string | undefined;
   validation: ValidationItem[];
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function oneLine(text: string, max = 300): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 function validationItems(list: unknown[]): ValidationItem[] {

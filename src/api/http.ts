@@ -8,7 +8,7 @@ import { backoffDelay, isIdempotent, isRetryableStatus, MAX_RETRY_AFTER_MS, retr
 import type { Transport, TransportResponse } from './transport.js';
 import { joinUrl, type Query } from './url.js';
 
-export type Method = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'HEAD';
+export type Method = 'GET' | 'POST' | 'DELETE';
 
 export interface HttpClientOptions {
   /** For messages: "training API", "inference API", "trace ingest". */

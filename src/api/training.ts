@@ -3,17 +3,11 @@
 
 import type { HttpClient, HttpResponse } from './http.js';
 
-export type HealthBody = unknown;
-
 /** system-check answers 503 when a component fails; that answer is a result, not an error to retry. */
 export type SystemCheckBody = Record<string, unknown>;
 
 export class TrainingClient {
   constructor(readonly http: HttpClient) {}
-
-  health(): Promise<HttpResponse<HealthBody>> {
-    return this.http.request({ method: 'GET', path: '/health', auth: false });
-  }
 
   systemCheck(): Promise<HttpResponse<SystemCheckBody | string | undefined>> {
     return this.http.request({

@@ -4,7 +4,8 @@
 // that is not this machine, and with --debug each exchange is logged with credentials masked.
 
 import type { IncomingMessage } from 'node:http';
-import { assertKeyMayBeSentTo, maskSecret } from '../secrets.js';
+import { assertKeyMayBeSentTo, redactHeader } from '../secrets.js';
+import { truncate } from '../text.js';
 
 export interface TransportRequest {
   method: string;
@@ -73,17 +74,6 @@ export const nodeTransport: Transport = async (request) => {
   });
 };
 
-const CREDENTIAL_HEADERS = new Set(['authorization', 'wandb-api-key', 'api-key', 'x-api-key', 'cookie']);
-
-export function redactHeader(name: string, value: string): string {
-  const lower = name.toLowerCase();
-  if (!CREDENTIAL_HEADERS.has(lower)) return value;
-  const space = value.indexOf(' ');
-  if (lower === 'authorization' && space > 0)
-    return `${value.slice(0, space)} ${maskSecret(value.slice(space + 1))}`;
-  return maskSecret(value);
-}
-
 const LOGGED_RESPONSE_HEADERS = [
   'content-type',
   'content-length',
@@ -95,12 +85,9 @@ const MAX_LOGGED_BODY = 4000;
 /** Bodies worth logging as text; others are summarised by size. */
 const TEXT_TYPES = /json|text\/|xml/i;
 
-export function truncateForLog(text: string): string {
-  return text.length > MAX_LOGGED_BODY ? `${text.slice(0, MAX_LOGGED_BODY)}… (${text.length} chars)` : text;
-}
-
 function describeBody(body: string | Buffer, contentType: string | undefined): string {
-  if (typeof body === 'string' || TEXT_TYPES.test(contentType ?? '')) return truncateForLog(body.toString());
+  if (typeof body === 'string' || TEXT_TYPES.test(contentType ?? ''))
+    return truncate(body.toString(), MAX_LOGGED_BODY);
   return `(${body.length} bytes of ${contentType ?? 'binary'})`;
 }
 

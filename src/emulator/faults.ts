@@ -9,6 +9,8 @@
 // `status` may carry `body` (JSON) or `raw_body` + `content_type` (an HTML error page, say); a delay
 // combines with any of the others.
 
+import { isObject } from '../json.js';
+
 export interface FaultSpec {
   method?: string;
   path: string;
@@ -31,10 +33,6 @@ export interface Fault extends FaultSpec {
 }
 
 export class FaultSpecError extends Error {}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function wholeNumber(value: unknown, name: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;

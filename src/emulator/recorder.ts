@@ -19,38 +19,46 @@ export interface RequestRecord {
   duration_ms: number | null;
 }
 
-const MAX_STORED_BODY = 256 * 1024;
+/** Bodies larger than this are recorded by size only. */
+const MAX_STORED_BODY = 1024 * 1024;
+/** Oldest records go once the stored bodies pass this, or the count passes the capacity. */
+const MAX_STORED_BYTES = 64 * 1024 * 1024;
 
 export function describeBody(body: Buffer, contentType: string | undefined): unknown {
   if (body.length === 0) return null;
+  if (body.length > MAX_STORED_BODY) return { bytes: body.length };
   const type = contentType ?? '';
   if (/json/i.test(type)) {
     try {
       return JSON.parse(body.toString('utf8'));
     } catch {
-      return body.length <= MAX_STORED_BODY ? body.toString('utf8') : { bytes: body.length };
+      return body.toString('utf8');
     }
   }
-  if (/^text\//i.test(type))
-    return body.length <= MAX_STORED_BODY ? body.toString('utf8') : { bytes: body.length };
-  return body.length <= MAX_STORED_BODY
-    ? { bytes: body.length, base64: body.toString('base64') }
-    : { bytes: body.length };
+  if (/^text\//i.test(type)) return body.toString('utf8');
+  return { bytes: body.length, base64: body.toString('base64') };
 }
 
 export class RequestLog {
-  private records: RequestRecord[] = [];
+  private records: Array<{ record: RequestRecord; bytes: number }> = [];
+  private storedBytes = 0;
   private nextSeq = 1;
+  /** Records dropped to stay within bounds since the last clear. */
   dropped = 0;
   private readonly counts = new Map<string, number>();
 
   constructor(private readonly capacity = 10_000) {}
 
-  add(record: Omit<RequestRecord, 'seq'>): RequestRecord {
+  /** `bytes`: the size of the request body, which is what the record mostly costs. */
+  add(record: Omit<RequestRecord, 'seq'>, bytes: number): RequestRecord {
     const full = { seq: this.nextSeq++, ...record };
-    this.records.push(full);
-    if (this.records.length > this.capacity) {
-      this.records.splice(0, this.records.length - this.capacity);
+    this.records.push({ record: full, bytes });
+    this.storedBytes += bytes;
+    while (
+      this.records.length > this.capacity ||
+      (this.storedBytes > MAX_STORED_BYTES && this.records.length > 1)
+    ) {
+      this.storedBytes -= this.records.shift()!.bytes;
       this.dropped++;
     }
     return full;
@@ -62,23 +70,27 @@ export class RequestLog {
   }
 
   list(filter: { method?: string; path?: string } = {}): RequestRecord[] {
-    return this.records.filter(
-      (r) =>
-        (!filter.method || r.method === filter.method.toUpperCase()) &&
-        (!filter.path || r.path === filter.path),
-    );
+    return this.records
+      .map((r) => r.record)
+      .filter(
+        (r) =>
+          (!filter.method || r.method === filter.method.toUpperCase()) &&
+          (!filter.path || r.path === filter.path),
+      );
   }
 
   routeCounts(): Record<string, number> {
     return Object.fromEntries(this.counts);
   }
 
+  /** Requests received since the emulator started (clearing the record does not reset it). */
   get total(): number {
     return this.nextSeq - 1;
   }
 
   clear(): void {
     this.records = [];
+    this.storedBytes = 0;
     this.counts.clear();
     this.dropped = 0;
   }

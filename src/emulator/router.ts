@@ -16,6 +16,15 @@ export type Match<H> =
   | { kind: 'method-not-allowed'; allowed: Array<Route<H>> }
   | { kind: 'not-found' };
 
+/** A malformed escape ('%zz') stays as it is: a lookup then finds nothing (404), as it should. */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 function compile(pattern: string): { regex: RegExp; keys: string[] } {
   const keys: string[] = [];
   const source = pattern
@@ -50,7 +59,7 @@ export class Router<H> {
       }
       const params: Params = {};
       route.keys.forEach((key, i) => {
-        params[key] = decodeURIComponent(m[i + 1]!);
+        params[key] = safeDecode(m[i + 1]!);
       });
       return { kind: 'found', route, params };
     }

@@ -8,10 +8,11 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { redactHeader } from '../secrets.js';
 import { EMULATOR_DEFAULT_KEY, EMULATOR_HOST, emulatorUrls } from './defaults.js';
 import { type Api, defaultMessage, Exchange, errorBody, InvalidJsonBody } from './exchange.js';
 import { type Fault, FaultStore } from './faults.js';
-import { describeBody, RequestLog, type RequestRecord } from './recorder.js';
+import { describeBody, RequestLog } from './recorder.js';
 import { Router } from './router.js';
 import { registerControlRoutes } from './routes/control.js';
 import { registerInferenceRoutes } from './routes/inference.js';
@@ -179,23 +180,31 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       state,
     );
 
-    let record: RequestRecord | undefined;
+    // Routing first, so that a request is counted under its route's pattern whether or not a fault
+    // then answers it.
+    const match = router.match(method, path);
     if (api !== 'control') {
-      record = requests.add({
-        request_id: requestId,
-        time: new Date().toISOString(),
-        method,
-        path,
-        query: Object.fromEntries(url.searchParams),
-        headers: Object.fromEntries(
-          Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]),
-        ),
-        body: describeBody(body, req.headers['content-type']),
-        route: `${method} ${path}`,
-        status: null,
-        fault: null,
-        duration_ms: null,
-      });
+      const record = requests.add(
+        {
+          request_id: requestId,
+          time: new Date().toISOString(),
+          method,
+          path,
+          query: Object.fromEntries(url.searchParams),
+          headers: Object.fromEntries(
+            Object.entries(req.headers).map(([k, v]) => [
+              k,
+              redactHeader(k, Array.isArray(v) ? v.join(', ') : (v ?? '')),
+            ]),
+          ),
+          body: describeBody(body, req.headers['content-type']),
+          route: `${method} ${match.kind === 'found' ? match.route.pattern : path}`,
+          status: null,
+          fault: null,
+          duration_ms: null,
+        },
+        body.length,
+      );
       const rec = record;
       res.once('close', () => {
         rec.status = res.headersSent ? res.statusCode : null;
@@ -212,8 +221,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       }
     }
 
-    const match = router.match(method, path);
-    if (match.kind === 'found' && record) record.route = `${method} ${match.route.pattern}`;
     const isPublic =
       (match.kind === 'found' && match.route.handler.public === true) ||
       (match.kind === 'method-not-allowed' && match.allowed.every((r) => r.handler.public === true));

@@ -3,9 +3,8 @@
 // secrets that must never be written. Tests build one over in-memory streams (test/helpers/io.ts).
 
 import { Chalk, type ChalkInstance } from 'chalk';
-import { maskSecret } from '../secrets.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { Env } from '../globals.js';
+import { redactSecrets } from '../secrets.js';
 
 export interface OutStream {
   write(chunk: string): boolean;
@@ -57,7 +56,6 @@ export class IO {
   style: ChalkInstance;
   errStyle: ChalkInstance;
   quiet = false;
-  private readonly secrets = new Set<string>();
 
   constructor(
     private readonly streams: Streams,
@@ -80,22 +78,9 @@ export class IO {
     this.quiet = options.quiet === true;
   }
 
-  get colorOut(): boolean {
-    return this.style.level > 0;
-  }
-
-  get columns(): number {
-    return this.streams.stdout.columns ?? 80;
-  }
-
-  /** Registers a value (an API key) that is masked wherever it would be written. */
-  addSecret(secret: string | undefined): void {
-    if (secret && secret.length >= 4) this.secrets.add(secret);
-  }
-
-  /** Raw text to stdout, secrets masked. */
+  /** Raw text to stdout, keys masked (secrets.ts). */
   write(text: string): void {
-    this.streams.stdout.write(this.scrub(text));
+    this.streams.stdout.write(redactSecrets(text));
   }
 
   /** One line of result to stdout. */
@@ -112,9 +97,9 @@ export class IO {
     this.out(JSON.stringify(value, null, 2));
   }
 
-  /** Raw text to stderr, secrets masked. */
+  /** Raw text to stderr, keys masked. */
   errWrite(text: string): void {
-    this.streams.stderr.write(this.scrub(text));
+    this.streams.stderr.write(redactSecrets(text));
   }
 
   err(line = ''): void {
@@ -138,8 +123,20 @@ export class IO {
     return this.isStderrTTY && (this.streams.stderr.columns ?? 0) > 0 && !this.isCI && !this.quiet;
   }
 
-  /** A spinner on stderr when it is a terminal outside CI; otherwise a no-op. */
-  async spinner(text: string): Promise<Spinner> {
+  /**
+   * Runs `work` under a spinner on stderr (when spinners are enabled), and stops the spinner however
+   * `work` ends: a spinner left running would keep the process alive after an error.
+   */
+  async withSpinner<T>(text: string, work: (spinner: Spinner) => Promise<T>): Promise<T> {
+    const spinner = await this.startSpinner(text);
+    try {
+      return await work(spinner);
+    } finally {
+      spinner.stop();
+    }
+  }
+
+  private async startSpinner(text: string): Promise<Spinner> {
     if (!this.spinnersEnabled) return noSpinner;
     const { default: ora } = await import('ora');
     const stream = this.streams.stderr as unknown as NodeJS.WritableStream;
@@ -163,21 +160,17 @@ export class IO {
   private chalkFor(isTTY: boolean, noColorFlag: boolean): ChalkInstance {
     return new Chalk({ level: wantsColor(this.env, isTTY, noColorFlag) ? 1 : 0 });
   }
-
-  private scrub(text: string): string {
-    let result = text;
-    for (const secret of this.secrets) {
-      if (result.includes(secret)) result = result.split(secret).join(maskSecret(secret));
-    }
-    return result;
-  }
 }
 
 export function processIO(env: Env): IO {
-  const stdout = process.stdout;
-  // `aip … | head -1` closes the pipe early; that is not an error worth a stack trace.
-  stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EPIPE') throw error;
+  // `aip … | head -1` closes the pipe early: the reader has all it wanted, so that is no error. Any
+  // other failure to write results is reported once, in one line, and fails the run.
+  let reported = false;
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || reported) return;
+    reported = true;
+    process.stderr.write(`error: cannot write to stdout: ${error.code ?? error.message}\n`);
+    process.exitCode = 1;
   });
-  return new IO({ stdout, stderr: process.stderr, stdin: process.stdin }, env);
+  return new IO({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env);
 }

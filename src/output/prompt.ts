@@ -13,6 +13,7 @@ export function promptSecret(io: IO, question: string): Promise<string> {
     const restoreRaw = (stdin as { isRaw?: boolean }).isRaw === true;
     const finish = (error: Error | undefined) => {
       stdin.off('data', onData);
+      stdin.off('end', onEnd);
       stdin.setRawMode?.(restoreRaw);
       stdin.pause();
       io.errWrite('\n');
@@ -35,8 +36,11 @@ export function promptSecret(io: IO, question: string): Promise<string> {
         else if (ch >= ' ') value += ch;
       }
     };
+    // The terminal went away (or stdin ended) before Enter: take what was typed, if anything.
+    const onEnd = () => finish(undefined);
     stdin.setRawMode?.(true);
     stdin.on('data', onData);
+    stdin.once('end', onEnd);
     stdin.resume();
   });
 }

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import type { Env } from '../globals.js';
+import { isObject } from '../json.js';
 import type { SettingKey } from './keys.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 export type ProfileData = Partial<Record<SettingKey | 'api-key', string>>;
 
@@ -35,10 +35,6 @@ function corrupt(file: string, problem: string): UsageError {
   );
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The parsed file; an empty config when there is none. Never repairs or rewrites anything. */
 export function readConfigFile(file: string): ConfigData {
   let text: string;
@@ -55,11 +51,11 @@ export function readConfigFile(file: string): ConfigData {
   } catch (error) {
     throw corrupt(file, `is not valid JSON (${(error as Error).message.split('\n')[0]})`);
   }
-  if (!isPlainObject(parsed)) throw corrupt(file, 'does not hold a JSON object');
+  if (!isObject(parsed)) throw corrupt(file, 'does not hold a JSON object');
   const profiles = parsed.profiles ?? {};
-  if (!isPlainObject(profiles)) throw corrupt(file, 'has a "profiles" entry that is not an object');
+  if (!isObject(profiles)) throw corrupt(file, 'has a "profiles" entry that is not an object');
   for (const [name, profile] of Object.entries(profiles)) {
-    if (!isPlainObject(profile)) throw corrupt(file, `has a profile "${name}" that is not an object`);
+    if (!isObject(profile)) throw corrupt(file, `has a profile "${name}" that is not an object`);
     for (const [key, value] of Object.entries(profile)) {
       if (typeof value !== 'string')
         throw corrupt(file, `has a non-string value for "${key}" in profile "${name}"`);

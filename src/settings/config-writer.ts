@@ -6,10 +6,17 @@ import { mkdirSync } from 'node:fs';
 import { basename, dirname, extname } from 'node:path';
 import { type ConfigData, readConfigFile } from './config-file.js';
 
-export async function updateConfig(file: string, mutate: (data: ConfigData) => void): Promise<void> {
+/**
+ * Reads the file, lets `mutate` change it, and writes it back, unless `mutate` returns false (nothing
+ * to change: no file is created or rewritten). Resolves to whether it wrote.
+ */
+export async function updateConfig(
+  file: string,
+  mutate: (data: ConfigData) => unknown,
+): Promise<boolean> {
   // Read (and so validate) first: a corrupt file is reported, never overwritten.
   const data = readConfigFile(file);
-  mutate(data);
+  if (mutate(data) === false) return false;
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const { default: Conf } = await import('conf');
@@ -23,4 +30,5 @@ export async function updateConfig(file: string, mutate: (data: ConfigData) => v
     clearInvalidConfig: false,
   });
   store.store = data as unknown as Record<string, unknown>;
+  return true;
 }

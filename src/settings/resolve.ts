@@ -3,12 +3,11 @@
 // by a flag or the environment, so CI that sets AIP_API_KEY and friends never needs one.
 
 import { UsageError } from '../errors.js';
-import type { GlobalOptions } from '../globals.js';
+import type { Env, GlobalOptions } from '../globals.js';
+import { rememberSecret } from '../secrets.js';
 import { type ConfigData, type ProfileData, readConfigFile } from './config-file.js';
 import { SETTINGS, type SettingKey } from './keys.js';
 import { BUILTIN_PROFILES, checkProfileName, DEFAULT_PROFILE, isBuiltinProfile } from './profiles.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 export type SourceKind = 'flag' | 'env' | 'config' | 'builtin' | 'default' | 'unset';
 
@@ -113,6 +112,12 @@ export class Settings {
    * overrides a key chosen for aip (and the local profile keeps working in a W&B user's shell).
    */
   apiKey(): ResolvedKey | undefined {
+    const resolved = this.findApiKey();
+    rememberSecret(resolved?.key);
+    return resolved;
+  }
+
+  private findApiKey(): ResolvedKey | undefined {
     const fromEnv = envValue(this.env, 'AIP_API_KEY');
     if (fromEnv) return { key: fromEnv, kind: 'env', source: 'env AIP_API_KEY' };
     const stored = this.storedProfile()?.['api-key']?.trim();

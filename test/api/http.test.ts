@@ -6,6 +6,7 @@ import { HttpClient, type HttpClientOptions } from '../../src/api/http.js';
 import { guardKeys, nodeTransport } from '../../src/api/transport.js';
 import { joinUrl, p, segment } from '../../src/api/url.js';
 import { ApiError, exitCodeFor, NetworkError, UsageError } from '../../src/errors.js';
+import { assertKeyMayBeSentTo, isLoopbackHost } from '../../src/secrets.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { closedPort } from '../helpers/ports.js';
 
@@ -45,6 +46,31 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
   }
   throw new Error('expected the request to fail');
 }
+
+describe('where a key may go', () => {
+  it('is https anywhere, or plain http to loopback addresses only', () => {
+    for (const ok of [
+      'https://api.example.com/v1',
+      'http://127.0.0.1:4010/x',
+      'http://127.8.9.10/',
+      'http://localhost:1/',
+      'http://[::1]:4010/',
+    ]) {
+      expect(() => assertKeyMayBeSentTo(ok)).not.toThrow();
+    }
+    for (const bad of [
+      'http://api.example.com/v1',
+      'http://api.localhost/v1',
+      'http://10.0.0.1/',
+      'http://0.0.0.0/',
+      'http://[::2]/',
+      'ftp://127.0.0.1/',
+    ]) {
+      expect(() => assertKeyMayBeSentTo(bad)).toThrow(UsageError);
+    }
+    expect(isLoopbackHost('LOCALHOST')).toBe(true);
+  });
+});
 
 describe('URL joining', () => {
   it('appends paths to a base that ends in /v1, keeping the base path', () => {
@@ -278,7 +304,7 @@ describe('errors', () => {
   it('sends the bearer key and a user agent', async () => {
     await client().http.request({ method: 'GET', path: '/preview/training-jobs/x', accept: () => true });
     const [record] = await emu.requests({ path: '/training/v1/preview/training-jobs/x' });
-    expect(record?.headers.authorization).toBe(`Bearer ${emu.key}`);
+    expect(record?.headers.authorization).toBe('Bearer ****cdef');
     expect(record?.headers['user-agent']).toBe('aip-test');
     expect(record?.status).toBe(404);
   });

@@ -2,6 +2,7 @@
 // list's OpenAI shape, system-check switches, fault injection and the request record.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { RequestLog } from '../../src/emulator/recorder.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 
 let emu: TestEmulator;
@@ -171,7 +172,8 @@ describe('the request record', () => {
       status: 503,
       fault: 'status',
     });
-    expect(first?.headers.authorization).toBe(`Bearer ${emu.key}`);
+    expect(first?.headers.authorization).toBe('Bearer ****cdef');
+    expect(JSON.stringify(await emu.requests())).not.toContain(emu.key);
     expect(second).toMatchObject({
       method: 'GET',
       path: '/training/v1/health',
@@ -193,5 +195,36 @@ describe('the request record', () => {
     expect(await emu.requests()).toHaveLength(1);
     await emu.reset();
     expect(await emu.requests()).toEqual([]);
+  });
+});
+
+describe('emulator internals', () => {
+  it('keeps the request record within its count and byte bounds', () => {
+    const log = new RequestLog(3);
+    const record = (path: string) => ({
+      request_id: 'r',
+      time: '',
+      method: 'GET',
+      path,
+      query: {},
+      headers: {},
+      body: null,
+      route: `GET ${path}`,
+      status: null,
+      fault: null,
+      duration_ms: null,
+    });
+    for (const path of ['/a', '/b', '/c', '/d']) log.add(record(path), 0);
+    expect(log.list().map((r) => r.path)).toEqual(['/b', '/c', '/d']);
+    expect(log.dropped).toBe(1);
+    log.add(record('/big-1'), 40 * 1024 * 1024);
+    log.add(record('/big-2'), 40 * 1024 * 1024);
+    expect(log.list().map((r) => r.path)).toEqual(['/big-2']);
+    expect(log.total).toBe(6);
+  });
+
+  it('answers 404, not 500, for a malformed escape in a path parameter', async () => {
+    const r = await fetch(`${emu.origin}/_emulator/faults/%zz`, { method: 'DELETE' });
+    expect(r.status).toBe(404);
   });
 });

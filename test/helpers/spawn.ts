@@ -38,7 +38,7 @@ export function runAip(
   });
 }
 
-/** Starts a long-running aip process and resolves once its stderr matches `ready`. */
+/** Starts a long-running aip process and resolves once its stderr matches `ready` (killed if it never does). */
 export function startAip(
   args: string[],
   env: Record<string, string>,
@@ -50,7 +50,10 @@ export function startAip(
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
-    const timer = setTimeout(() => reject(new Error(`not ready: ${stderr}`)), 10_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`not ready: ${stderr}`));
+    }, 10_000);
     child.stderr.on('data', (d) => {
       stderr += d;
       const match = stderr.match(ready);
@@ -59,6 +62,9 @@ export function startAip(
         resolve({ child, match, stderr: () => stderr });
       }
     });
-    child.on('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code}: ${stderr}`));
+    });
   });
 }

@@ -4,7 +4,7 @@
 import type { Context } from '../../context.js';
 import { AUTH_HINT, AuthError, UsageError } from '../../errors.js';
 import { promptSecret } from '../../output/prompt.js';
-import { maskSecret } from '../../secrets.js';
+import { maskSecret, rememberSecret } from '../../secrets.js';
 import { updateConfig } from '../../settings/config-writer.js';
 import { checkInference } from './verify.js';
 
@@ -18,7 +18,10 @@ export function keyFromStdin(text: string): string {
 
 async function readKey(ctx: Context, withKey: boolean): Promise<string> {
   const { io } = ctx;
-  if (withKey) return keyFromStdin(await io.readStdin());
+  if (withKey) {
+    if (io.isStdinTTY) io.info('Reading the key from stdin: paste it, then press Enter and Ctrl-D.');
+    return keyFromStdin(await io.readStdin());
+  }
   if (ctx.globals.input === false) {
     throw new UsageError(
       'no key given and prompting is off (--no-input): pipe the key to aip auth login --with-key',
@@ -35,11 +38,11 @@ export async function runLogin(ctx: Context, opts: { withKey?: boolean }): Promi
   const settings = ctx.settings;
   settings.allowNewProfile();
   const key = await readKey(ctx, opts.withKey === true);
-  io.addSecret(key);
+  rememberSecret(key);
 
-  const spinner = await io.spinner('Checking the key against the inference model list…');
-  const check = await checkInference(ctx, key);
-  spinner.stop();
+  const check = await io.withSpinner('Checking the key against the inference model list…', () =>
+    checkInference(ctx, key),
+  );
   if (check.key === 'rejected') {
     throw new AuthError(`the key was rejected by ${check.url} and was not saved (${check.detail})`, {
       hint: AUTH_HINT,

@@ -17,14 +17,14 @@ interface InterfaceRow {
 export async function runStatus(ctx: Context): Promise<void> {
   const { io, settings } = ctx;
   const apiKey = settings.apiKey();
-  io.addSecret(apiKey?.key);
   const project = settings.resolve('project');
 
   let checks: KeyCheck[] = [];
   if (apiKey) {
-    const spinner = await io.spinner('Checking the key…');
-    checks = await Promise.all([checkTraining(ctx, apiKey.key), checkInference(ctx, apiKey.key)]);
-    spinner.stop();
+    const key = apiKey.key;
+    checks = await io.withSpinner('Checking the key…', () =>
+      Promise.all([checkTraining(ctx, key), checkInference(ctx, key)]),
+    );
   }
   const rows: InterfaceRow[] = (['training', 'inference'] as const).map((name) => {
     const check = checks.find((c) => c.interface === name);

@@ -3,7 +3,6 @@
 
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { readConfigFile } from '../../settings/config-file.js';
 import { updateConfig } from '../../settings/config-writer.js';
 import { SETTINGS, type SettingKey } from '../../settings/keys.js';
 
@@ -35,12 +34,11 @@ export async function runSet(ctx: Context, key: string, rawValue: string): Promi
 export async function runUnset(ctx: Context, key: string): Promise<void> {
   const { settings, io } = ctx;
   const profile = settings.profile;
-  if (readConfigFile(settings.configFile).profiles[profile]?.[key as SettingKey] === undefined) {
-    io.info(`${key} is not set in profile "${profile}"`);
-    return;
-  }
-  await updateConfig(settings.configFile, (data) => {
-    delete data.profiles[profile]?.[key as SettingKey];
+  settings.storedProfile(); // a profile name that does not exist is a typo, reported as such
+  const wrote = await updateConfig(settings.configFile, (data) => {
+    const stored = data.profiles[profile];
+    if (stored?.[key as SettingKey] === undefined) return false;
+    delete stored[key as SettingKey];
   });
-  io.info(`Unset ${key} in profile "${profile}"`);
+  io.info(wrote ? `Unset ${key} in profile "${profile}"` : `${key} is not set in profile "${profile}"`);
 }

@@ -110,8 +110,13 @@ async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<vo
       clearTimeout(timer);
       reject(new CliError(`the emulator did not start: ${lastLogLine(files.log) || `see ${files.log}`}`));
     });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new CliError(`could not start the emulator: ${error.message}`));
+    });
   });
   child.removeAllListeners('exit');
+  child.removeAllListeners('error');
   child.disconnect();
   child.unref();
   const state: DaemonState = {

@@ -19,7 +19,12 @@ export async function runStop(ctx: Context): Promise<void> {
     io.info(`No detached emulator is running (removed the stale record of pid ${state.pid})`);
     return;
   }
-  process.kill(state.pid, 'SIGTERM');
+  try {
+    process.kill(state.pid, 'SIGTERM');
+  } catch (error) {
+    // It exited between the check and the signal: stopped all the same.
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
   const deadline = Date.now() + STOP_TIMEOUT_MS;
   while (isProcessAlive(state.pid) && Date.now() < deadline) await ctx.deps.sleep(50);
   if (isProcessAlive(state.pid))

@@ -75,9 +75,9 @@ async function check(ctx: Context, service: Service): Promise<HealthCheck> {
 
 export async function runHealth(ctx: Context): Promise<void> {
   const { io } = ctx;
-  const spinner = await io.spinner('Checking the training, inference and trace endpoints…');
-  const checks = await Promise.all((['training', 'inference', 'trace'] as const).map((s) => check(ctx, s)));
-  spinner.stop();
+  const checks = await io.withSpinner('Checking the training, inference and trace endpoints…', () =>
+    Promise.all((['training', 'inference', 'trace'] as const).map((service) => check(ctx, service))),
+  );
 
   if (ctx.json) io.json(checks);
   else if (!io.quiet) {
