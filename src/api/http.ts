@@ -100,7 +100,6 @@ export class HttpClient {
 
     for (let retry = 0; ; retry++) {
       const canRetry = retry < o.maxRetries;
-      const started = performance.now();
       const timeout = AbortSignal.timeout(o.timeoutMs);
       const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
       let response: TransportResponse;
@@ -121,7 +120,6 @@ export class HttpClient {
           { cause: error },
         );
       }
-      const elapsedMs = performance.now() - started;
       const requestId = response.headers['x-request-id'];
       const contentType = response.headers['content-type'];
       const text = response.body.toString('utf8');
@@ -143,7 +141,7 @@ export class HttpClient {
           requestId,
           headers: response.headers,
           url,
-          elapsedMs,
+          elapsedMs: response.elapsedMs,
         };
       }
 

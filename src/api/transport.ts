@@ -22,6 +22,8 @@ export interface TransportResponse {
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
   body: Buffer;
+  /** From sending the request to the end of the body (module loading excluded). */
+  elapsedMs: number;
 }
 
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
@@ -43,6 +45,7 @@ export const nodeTransport: Transport = async (request) => {
     if (request.signal.aborted) return reject(request.signal.reason);
     const headers = { ...request.headers };
     if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
+    const started = performance.now();
     const req = send(url, { method: request.method, headers });
     const onAbort = () => req.destroy(request.signal.reason);
     request.signal.addEventListener('abort', onAbort, { once: true });
@@ -67,6 +70,7 @@ export const nodeTransport: Transport = async (request) => {
           statusText: res.statusMessage ?? '',
           headers: flattenHeaders(res),
           body: Buffer.concat(chunks),
+          elapsedMs: performance.now() - started,
         });
       });
     });

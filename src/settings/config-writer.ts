@@ -10,10 +10,7 @@ import { type ConfigData, readConfigFile } from './config-file.js';
  * Reads the file, lets `mutate` change it, and writes it back, unless `mutate` returns false (nothing
  * to change: no file is created or rewritten). Resolves to whether it wrote.
  */
-export async function updateConfig(
-  file: string,
-  mutate: (data: ConfigData) => unknown,
-): Promise<boolean> {
+export async function updateConfig(file: string, mutate: (data: ConfigData) => unknown): Promise<boolean> {
   // Read (and so validate) first: a corrupt file is reported, never overwritten.
   const data = readConfigFile(file);
   if (mutate(data) === false) return false;

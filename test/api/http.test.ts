@@ -290,7 +290,7 @@ describe('errors', () => {
       baseUrl: 'http://api.example.com/v1',
       transport: guardKeys(async () => {
         called = true;
-        return { status: 200, statusText: 'OK', headers: {}, body: Buffer.from('{}') };
+        return { status: 200, statusText: 'OK', headers: {}, body: Buffer.from('{}'), elapsedMs: 1 };
       }),
     });
     const error = await rejection(http.request({ method: 'GET', path: '/health' }));
