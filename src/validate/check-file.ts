@@ -1,0 +1,119 @@
+// Validates every document of a file (or stdin) and reports each problem as file:line: path: message,
+// all of them in one run (the list is capped, the count is not). Documents are parsed with JSON.parse;
+// only a failing one is read again to find the line of each problem (locate.ts).
+
+import { createReadStream, statSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import type { IO } from '../output/io.js';
+import { type DocumentFormat, type JsonDocument, readDocuments } from './documents.js';
+import { findSyntaxError, lineAt, lineOfPath } from './locate.js';
+import { formatPath, type Issue } from './schema.js';
+
+export const MAX_LISTED_PROBLEMS = 50;
+
+export interface Problem {
+  line: number;
+  /** The JSON path of the value at fault; absent for problems of syntax or framing. */
+  path?: string;
+  message: string;
+}
+
+export interface CheckedFile {
+  name: string;
+  format: DocumentFormat;
+  documents: number;
+  /** The first MAX_LISTED_PROBLEMS problems. */
+  problems: Problem[];
+  problemCount: number;
+  /** The parsed documents, when asked for and when there was no problem. */
+  values: unknown[];
+}
+
+export interface Source {
+  /** As shown in messages: the path, or "stdin". */
+  name: string;
+  stream: AsyncIterable<Buffer | string>;
+}
+
+/** A file path or "-" (stdin), checked to be readable before anything is read. */
+export function openSource(path: string, io: IO): Source {
+  if (path === '-') return { name: 'stdin', stream: io.stdin as AsyncIterable<Buffer> };
+  let isFile: boolean;
+  try {
+    isFile = statSync(path).isFile();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code}`);
+  }
+  if (!isFile) throw new UsageError(`cannot read ${path}: not a file`);
+  return { name: path, stream: createReadStream(path, { highWaterMark: 1 << 20 }) };
+}
+
+function syntaxProblem(doc: JsonDocument, error: unknown): Problem {
+  const located = findSyntaxError(doc.text);
+  if (located)
+    return { line: lineAt(doc.text, located.offset, doc.line), message: `invalid JSON: ${located.message}` };
+  return { line: doc.line, message: `invalid JSON: ${(error as Error).message}` };
+}
+
+export async function checkDocuments(
+  source: Source,
+  check: (value: unknown) => Issue[],
+  options: { collect?: boolean } = {},
+): Promise<CheckedFile> {
+  const result: CheckedFile = {
+    name: source.name,
+    format: 'jsonl',
+    documents: 0,
+    problems: [],
+    problemCount: 0,
+    values: [],
+  };
+  const add = (problem: Problem) => {
+    result.problemCount++;
+    if (result.problems.length < MAX_LISTED_PROBLEMS) result.problems.push(problem);
+  };
+  for await (const event of readDocuments(source.stream)) {
+    if (event.kind === 'format') {
+      result.format = event.format;
+      continue;
+    }
+    if (event.kind === 'problem') {
+      add({ line: event.line, message: event.problem });
+      continue;
+    }
+    result.documents++;
+    let value: unknown;
+    try {
+      value = JSON.parse(event.text);
+    } catch (error) {
+      add(syntaxProblem(event, error));
+      continue;
+    }
+    const issues = check(value);
+    if (issues.length === 0) {
+      if (options.collect && result.problemCount === 0) result.values.push(value);
+      continue;
+    }
+    const prefix = result.format === 'array' ? [event.index] : [];
+    for (const issue of issues) {
+      add({
+        line: lineOfPath(event.text, issue.path, event.line),
+        path: formatPath([...prefix, ...issue.path]),
+        message: issue.msg,
+      });
+    }
+  }
+  if (result.problemCount > 0) result.values = [];
+  return result;
+}
+
+/** The report lines: one per listed problem, and a count of the rest. */
+export function problemLines(checked: CheckedFile): string[] {
+  const lines = checked.problems.map(
+    (p) => `${checked.name}:${p.line}: ${p.path === undefined ? '' : `${p.path}: `}${p.message}`,
+  );
+  const hidden = checked.problemCount - checked.problems.length;
+  if (hidden > 0) lines.push(`… and ${hidden} more problem${hidden === 1 ? '' : 's'}`);
+  return lines;
+}
