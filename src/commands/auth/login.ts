@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { AUTH_HINT, AuthError, UsageError } from '../../errors.js';
 import { promptSecret } from '../../output/prompt.js';
 import { maskSecret, rememberSecret } from '../../secrets.js';
-import { updateConfig } from '../../settings/config-writer.js';
+import { updateConfig } from '../../settings/json-store.js';
 import { checkInference } from './verify.js';
 
 export function keyFromStdin(text: string): string {

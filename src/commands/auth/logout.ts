@@ -1,6 +1,6 @@
 import type { Context } from '../../context.js';
 import { maskSecret } from '../../secrets.js';
-import { updateConfig } from '../../settings/config-writer.js';
+import { updateConfig } from '../../settings/json-store.js';
 import { BUILTIN_PROFILES } from '../../settings/profiles.js';
 
 export async function runLogout(ctx: Context): Promise<void> {

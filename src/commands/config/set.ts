@@ -3,7 +3,7 @@
 
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { updateConfig } from '../../settings/config-writer.js';
+import { updateConfig } from '../../settings/json-store.js';
 import { SETTINGS, type SettingKey } from '../../settings/keys.js';
 
 function overriddenBy(ctx: Context, key: SettingKey): string | undefined {

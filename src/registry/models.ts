@@ -1,0 +1,107 @@
+// The models this machine created (models.json beside the config), so that commands can take a name
+// instead of a UUID. The API has no way to list models, so this is the only memory of them. Entries
+// are per base URL: a name made against the emulator never resolves to a production model.
+
+import { readFileSync } from 'node:fs';
+import { UsageError } from '../errors.js';
+import { isObject } from '../json.js';
+import { updateJsonFile } from '../settings/json-store.js';
+
+export interface RegisteredModel {
+  id: string;
+  entity: string;
+  project: string;
+  name: string;
+  base_model: string;
+  base_url: string;
+  created_at: string;
+}
+
+export interface ModelRegistry {
+  models: RegisteredModel[];
+}
+
+function isEntry(value: unknown): value is RegisteredModel {
+  return (
+    isObject(value) &&
+    ['id', 'entity', 'project', 'name', 'base_model', 'base_url'].every((k) => typeof value[k] === 'string')
+  );
+}
+
+export function readModelRegistry(file: string): ModelRegistry {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { models: [] };
+    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new UsageError(
+      `${file} is not valid JSON: fix it by hand or delete it (it only remembers model names)`,
+    );
+  }
+  if (!isObject(parsed) || !Array.isArray(parsed.models) || !parsed.models.every(isEntry)) {
+    throw new UsageError(
+      `${file} is not a model registry: fix it by hand or delete it (it only remembers model names)`,
+    );
+  }
+  return { models: parsed.models };
+}
+
+export function rememberModel(file: string, model: RegisteredModel): Promise<boolean> {
+  return updateJsonFile(file, readModelRegistry, (data) => {
+    data.models = data.models.filter((m) => !(m.id === model.id && m.base_url === model.base_url));
+    data.models.push(model);
+  });
+}
+
+export function forgetModel(file: string, id: string, baseUrl: string): Promise<boolean> {
+  return updateJsonFile(file, readModelRegistry, (data) => {
+    const before = data.models.length;
+    data.models = data.models.filter((m) => !(m.id === id && m.base_url === baseUrl));
+    return data.models.length < before;
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function fullName(m: Pick<RegisteredModel, 'entity' | 'project' | 'name'>): string {
+  return `${m.entity}/${m.project}/${m.name}`;
+}
+
+export interface ResolvedModel {
+  id: string;
+  /** The registry entry, when this machine created the model. */
+  entry: RegisteredModel | undefined;
+}
+
+/**
+ * A UUID (taken as is), or a remembered name: team/project/name, project/name or name, which must
+ * match exactly one model created from this machine against `baseUrl`.
+ */
+export function resolveModel(registry: ModelRegistry, ref: string, baseUrl: string): ResolvedModel {
+  const known = registry.models.filter((m) => m.base_url === baseUrl);
+  if (UUID.test(ref)) return { id: ref, entry: known.find((m) => m.id.toLowerCase() === ref.toLowerCase()) };
+  const parts = ref.split('/');
+  const matches = known.filter((m) => {
+    const full = [m.entity, m.project, m.name];
+    return parts.length <= 3 && parts.every((part, i) => part === full[full.length - parts.length + i]);
+  });
+  if (matches.length === 1) return { id: matches[0]!.id, entry: matches[0] };
+  const listing = (models: RegisteredModel[]) => models.map((m) => `${fullName(m)}  ${m.id}`);
+  if (matches.length > 1) {
+    throw new UsageError(`"${ref}" names ${matches.length} models: give team/project/name or the id`, {
+      details: listing(matches),
+    });
+  }
+  throw new UsageError(
+    known.length === 0
+      ? `unknown model "${ref}": not a UUID, and no model was created from this machine against ${baseUrl} (aip models create)`
+      : `unknown model "${ref}": not a UUID, nor a model created from this machine against ${baseUrl}; known models:`,
+    { details: listing(known) },
+  );
+}
