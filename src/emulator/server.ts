@@ -16,6 +16,7 @@ import { describeBody, RequestLog } from './recorder.js';
 import { Router } from './router.js';
 import { registerControlRoutes } from './routes/control.js';
 import { registerInferenceRoutes } from './routes/inference.js';
+import { registerModelRoutes } from './routes/models.js';
 import { registerTrainingRoutes } from './routes/training.js';
 import type { RouteDef } from './routes/types.js';
 import { EmulatorState } from './state.js';
@@ -118,6 +119,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   const requests = new RequestLog();
   const router = new Router<RouteDef>();
   registerTrainingRoutes(router);
+  registerModelRoutes(router);
   registerInferenceRoutes(router);
   registerControlRoutes(router, faults, requests);
   let nextRequest = 1;

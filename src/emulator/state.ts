@@ -1,7 +1,8 @@
-// The emulator's in-memory world. The foundation holds keys and the component switches of
-// system-check; models, checkpoints, jobs and spans join it as their interfaces are built.
+// The emulator's in-memory world: keys, the component switches of system-check, and one store per
+// kind of thing (models and checkpoints so far).
 
 import { EMULATOR_DEFAULT_TEAM } from './defaults.js';
+import { ModelStore } from './store/models.js';
 
 export const COMPONENTS = ['api', 'database', 'cpu_queue', 'gpu_queue'] as const;
 
@@ -11,6 +12,7 @@ export class EmulatorState {
   readonly keys: ReadonlyMap<string, string>;
   /** component → error message, for components told to fail through /_emulator/system-check */
   failingComponents = new Map<string, string>();
+  readonly models = new ModelStore();
 
   constructor(apiKeys: readonly string[], team: string = EMULATOR_DEFAULT_TEAM) {
     this.keys = new Map(apiKeys.map((key) => [key, team]));
@@ -23,5 +25,6 @@ export class EmulatorState {
   /** Back to a fresh start (keys stay): what POST /_emulator/reset does between tests. */
   reset(): void {
     this.failingComponents.clear();
+    this.models.clear();
   }
 }

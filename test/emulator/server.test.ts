@@ -97,7 +97,7 @@ describe('fault injection', () => {
 
   it('matches by method and by glob', async () => {
     await emu.fault({ method: 'DELETE', path: '/training/v1/preview/models/*', status: 500 });
-    expect((await call('/training/v1/preview/models/abc', { method: 'GET' })).status).toBe(404);
+    expect((await call('/training/v1/preview/models/abc/checkpoints', { method: 'GET' })).status).toBe(404);
     expect((await call('/training/v1/preview/models/abc', { method: 'DELETE' })).status).toBe(500);
     await emu.fault({ path: '/training/**', status: 502 });
     expect((await call('/training/v1/preview/models/abc/checkpoints')).status).toBe(502);
@@ -183,7 +183,7 @@ describe('the request record', () => {
     });
     const counts = (await emu.control('GET', '/counts')).body;
     expect(counts).toEqual({
-      'DELETE /training/v1/preview/models/m1/checkpoints': 1,
+      'DELETE /training/v1/preview/models/:model_id/checkpoints': 1,
       'GET /training/v1/health': 2,
     });
   });

@@ -1,6 +1,7 @@
 // /_emulator/…: inspection and fault injection for tests and benchmarks. Not part of the platform
 // contract; no key needed, never recorded, never faulted.
 
+import { isObject } from '../../json.js';
 import { FaultSpecError, type FaultStore } from '../faults.js';
 import type { RequestLog } from '../recorder.js';
 import { COMPONENTS } from '../state.js';
@@ -71,6 +72,42 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
       }
       x.state.failingComponents = new Map(entries.map(([name, message]) => [name, String(message)]));
       x.send(200, { failing: Object.fromEntries(x.state.failingComponents) });
+    },
+  });
+
+  // Checkpoints for a model without training it: {"count": 250} adds steps 1…250 after the last one,
+  // {"steps": [3, 5]} adds those; metrics follow the emulator's curve unless given.
+  router.add('POST', '/_emulator/models/:model_id/checkpoints', {
+    run: (x) => {
+      const store = x.state.models;
+      const model = store.models.get(x.params.model_id!);
+      if (!model) return x.error(404, `Model ${x.params.model_id} not found`);
+      const body = x.json() as { count?: unknown; steps?: unknown; metrics?: unknown };
+      const last = store.checkpointsOf(model.id).at(-1)?.step ?? 0;
+      const steps = Array.isArray(body.steps)
+        ? body.steps.filter((s): s is number => Number.isInteger(s) && s >= 0)
+        : Array.from(
+            { length: Number.isInteger(body.count) ? Math.min(body.count as number, 100_000) : 0 },
+            (_, i) => last + 1 + i,
+          );
+      const metrics = isObject(body.metrics) ? (body.metrics as Record<string, number>) : undefined;
+      for (const step of steps) store.addCheckpoint(model.id, step, metrics);
+      x.send(200, { added: steps.length, checkpoints: store.checkpointsOf(model.id).length });
+    },
+  });
+
+  router.add('GET', '/_emulator/logs', { run: (x) => x.send(200, { data: x.state.models.logs }) });
+
+  router.add('GET', '/_emulator/state', {
+    run: (x) => {
+      const store = x.state.models;
+      x.send(200, {
+        models: [...store.models.values()].map((m) => ({
+          ...m,
+          checkpoints: store.checkpointsOf(m.id).length,
+        })),
+        logs: store.logs.length,
+      });
     },
   });
 
