@@ -25,6 +25,8 @@ export const DEFAULT_MAX_RETRIES = 3;
 
 export type Service = 'training' | 'inference' | 'trace';
 
+export type AuthMode = 'required' | 'optional' | 'none';
+
 const SERVICE_NAMES: Record<Service, string> = {
   training: 'training API',
   inference: 'inference API',
@@ -91,15 +93,17 @@ export class Context {
   }
 
   /**
-   * A client for one interface. With `auth: 'none'` no key is looked up or sent; otherwise the key is
-   * required (the transport's guard keeps it off plain http to other machines).
+   * A client for one interface. With `auth: 'none'` no key is looked up or sent; with 'optional' the
+   * key is sent when there is one; with 'required' it must exist. (The transport's guard keeps any key
+   * off plain http to other machines.)
    */
-  http(
-    service: Service,
-    options: { auth: 'required' | 'none'; apiKey?: string; baseUrl?: string },
-  ): HttpClient {
+  http(service: Service, options: { auth: AuthMode; apiKey?: string; baseUrl?: string }): HttpClient {
     const baseUrl = options.baseUrl ?? this.serviceUrl(service);
-    const apiKey = options.auth === 'required' ? (options.apiKey ?? this.requireApiKey().key) : undefined;
+    const apiKey =
+      options.auth === 'none'
+        ? undefined
+        : (options.apiKey ??
+          (options.auth === 'required' ? this.requireApiKey().key : this.settings.apiKey()?.key));
     return new HttpClient({
       service: SERVICE_NAMES[service],
       baseUrl,
@@ -116,7 +120,7 @@ export class Context {
     });
   }
 
-  training(options: { auth: 'required' | 'none' } = { auth: 'required' }): TrainingClient {
+  training(options: { auth: AuthMode } = { auth: 'required' }): TrainingClient {
     return new TrainingClient(this.http('training', options));
   }
 }

@@ -4,12 +4,14 @@
 
 import { Command, InvalidArgumentError } from 'commander';
 import { registerAuth } from './commands/auth/register.js';
+import { registerCheckpoints } from './commands/checkpoints/register.js';
 import { registerCompletion } from './commands/completion/register.js';
 import { registerConfig } from './commands/config/register.js';
 import { registerEmulator } from './commands/emulator/register.js';
 import { examples } from './commands/examples.js';
 import { registerHealth } from './commands/health/register.js';
 import { registerHelp } from './commands/help/register.js';
+import { registerModels } from './commands/models/register.js';
 import type { Context } from './context.js';
 import type { GlobalOptions } from './globals.js';
 import { normalizeProject, normalizeUrl } from './settings/keys.js';
@@ -110,6 +112,8 @@ export function buildProgram(ctx: Context): Command {
 
   registerAuth(program, ctx);
   registerConfig(program, ctx);
+  registerModels(program, ctx);
+  registerCheckpoints(program, ctx);
   registerHealth(program, ctx);
   registerEmulator(program, ctx);
   registerCompletion(program, ctx);

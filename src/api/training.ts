@@ -1,20 +1,68 @@
-// The Training API (product.md §1, api-contract.md §2), one method per operation used by a command.
-// Paths are relative to the base URL, which ends in /v1.
+// The Training API (product.md §1, api-contract.md §2), one method per operation a command uses.
+// Paths are relative to the base URL, which ends in /v1; ids go through p`` so they stay one segment.
 
 import type { HttpClient, HttpResponse } from './http.js';
+import type {
+  Checkpoint,
+  DeleteCheckpointsResponse,
+  DeleteModelResponse,
+  LogRequest,
+  ModelCreate,
+  ModelResponse,
+  Page,
+  SortOrder,
+} from './types.js';
+import { p } from './url.js';
 
 /** system-check answers 503 when a component fails; that answer is a result, not an error to retry. */
 export type SystemCheckBody = Record<string, unknown>;
 
+export interface CheckpointQuery {
+  after?: string;
+  limit?: number;
+  order?: SortOrder;
+}
+
 export class TrainingClient {
   constructor(readonly http: HttpClient) {}
 
-  systemCheck(): Promise<HttpResponse<SystemCheckBody | string | undefined>> {
+  async systemCheck(): Promise<HttpResponse<SystemCheckBody | string | undefined>> {
     return this.http.request({
       method: 'GET',
       path: '/system-check',
       auth: false,
       accept: (status) => status === 200 || status === 503,
     });
+  }
+
+  async baseModels(): Promise<string[]> {
+    return (await this.http.request<string[]>({ method: 'GET', path: '/preview/base-models' })).data;
+  }
+
+  /** A create: never retried once it may have reached the server. */
+  async createModel(body: ModelCreate): Promise<ModelResponse> {
+    return (await this.http.request<ModelResponse>({ method: 'POST', path: '/preview/models', body })).data;
+  }
+
+  async deleteModel(id: string): Promise<DeleteModelResponse> {
+    return (
+      await this.http.request<DeleteModelResponse>({ method: 'DELETE', path: p`/preview/models/${id}` })
+    ).data;
+  }
+
+  async listCheckpoints(id: string, query: CheckpointQuery = {}): Promise<Page<Checkpoint>> {
+    const path = p`/preview/models/${id}/checkpoints`;
+    return (await this.http.request<Page<Checkpoint>>({ method: 'GET', path, query: { ...query } })).data;
+  }
+
+  async deleteCheckpoints(id: string, steps: number[]): Promise<DeleteCheckpointsResponse> {
+    const path = p`/preview/models/${id}/checkpoints`;
+    return (await this.http.request<DeleteCheckpointsResponse>({ method: 'DELETE', path, body: { steps } }))
+      .data;
+  }
+
+  /** Not retried: the server computes and logs metrics for each call. */
+  async logTrajectories(id: string, body: LogRequest): Promise<unknown> {
+    return (await this.http.request({ method: 'POST', path: p`/preview/models/${id}/log`, body })).data;
   }
 }

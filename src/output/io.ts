@@ -97,6 +97,16 @@ export class IO {
     this.out(JSON.stringify(value, null, 2));
   }
 
+  /** Width of the terminal on stdout (80 when unknown). */
+  get columns(): number {
+    return this.streams.stdout.columns || 80;
+  }
+
+  /** The stderr stream itself, for readline's prompts (they write the question there). */
+  get stderrStream(): NodeJS.WritableStream {
+    return this.streams.stderr as unknown as NodeJS.WritableStream;
+  }
+
   /** Raw text to stderr, keys masked. */
   errWrite(text: string): void {
     this.streams.stderr.write(redactSecrets(text));

@@ -44,3 +44,26 @@ export function promptSecret(io: IO, question: string): Promise<string> {
     stdin.resume();
   });
 }
+
+/** One line typed on the terminal (echoed), the question on stderr; Ctrl-C interrupts (exit 130). */
+export async function promptLine(io: IO, question: string): Promise<string> {
+  const { createInterface } = await import('node:readline');
+  const rl = createInterface({ input: io.stdin, output: io.stderrStream, terminal: io.isStdinTTY });
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    rl.once('SIGINT', () => {
+      answered = true;
+      rl.close();
+      io.errWrite('\n');
+      reject(new InterruptedError());
+    });
+    rl.once('close', () => {
+      if (!answered) reject(new InterruptedError('no answer: the input ended'));
+    });
+    rl.question(question, (answer) => {
+      answered = true;
+      rl.close();
+      resolve(answer.trim());
+    });
+  });
+}

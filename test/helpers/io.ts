@@ -1,5 +1,6 @@
 // An IO over in-memory streams, with each stream's TTY flag chosen by the test.
 
+import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import { IO, type OutStream } from '../../src/output/io.js';
 
@@ -9,7 +10,8 @@ export interface CapturedStream extends OutStream {
 
 /** A terminal-like stream: what a tty.WriteStream offers ora, recorded as the escapes it would send. */
 function capture(isTTY: boolean, columns = 120): CapturedStream {
-  const stream = {
+  // An event emitter, as readline (prompts) listens on its output for 'resize'.
+  const stream = Object.assign(new EventEmitter(), {
     text: '',
     isTTY,
     columns,
@@ -29,7 +31,7 @@ function capture(isTTY: boolean, columns = 120): CapturedStream {
       stream.text += '\u001b[2K';
       return true;
     },
-  };
+  });
   return stream;
 }
 

@@ -1,0 +1,98 @@
+// The official openai SDK, configured from aip's settings, for the OpenAI-compatible parts of both
+// APIs (model list, chat). It is loaded only by the commands that use it. Its errors are turned into
+// aip's own, so that they get the same messages and exit codes as every other request.
+
+import type OpenAI from 'openai';
+import { type Context, DEFAULT_MAX_RETRIES } from '../context.js';
+import { CliError, NetworkError } from '../errors.js';
+import { assertKeyMayBeSentTo } from '../secrets.js';
+import { USER_AGENT } from '../version.js';
+import { apiErrorFrom } from './error-body.js';
+import { sdkFetch } from './sdk-fetch.js';
+
+export type OpenAIService = 'inference' | 'training';
+
+const SERVICE_NAMES: Record<OpenAIService, string> = { inference: 'inference API', training: 'training API' };
+
+export async function openaiClient(ctx: Context, service: OpenAIService): Promise<OpenAI> {
+  const baseURL = ctx.serviceUrl(service);
+  const { key } = ctx.requireApiKey();
+  // Checked here too, before the SDK can turn the refusal into retried "connection errors".
+  assertKeyMayBeSentTo(baseURL);
+  const { default: OpenAISDK } = await import('openai');
+  // The SDK keeps only the `error` member of an error body; FastAPI's {"detail": …} (the Training
+  // API's shape) would be lost. Keep the whole body for sdkCall.
+  class Client extends OpenAISDK {
+    protected override makeStatusError(
+      status: number,
+      body: object,
+      message: string | undefined,
+      headers: Headers,
+    ) {
+      return Object.assign(super.makeStatusError(status, body, message, headers), {
+        aipBody: body ?? message,
+      });
+    }
+  }
+  return new Client({
+    apiKey: key,
+    baseURL,
+    // The project header (OpenAI-Project) routes usage and rate limits (api-contract.md §3.2).
+    project: ctx.settings.get('project') ?? null,
+    organization: null,
+    maxRetries: ctx.globals.maxRetries ?? DEFAULT_MAX_RETRIES,
+    timeout: ctx.timeoutMs,
+    fetch: sdkFetch({
+      debug: ctx.globals.debug ? (line) => ctx.io.err(ctx.io.errStyle.dim(line)) : undefined,
+    }),
+    defaultHeaders: { 'user-agent': USER_AGENT },
+  });
+}
+
+function bodyText(body: unknown): string {
+  return typeof body === 'string' ? body : JSON.stringify(body ?? {});
+}
+
+/**
+ * Runs an SDK call, mapping its errors: HTTP errors to ApiError (both body shapes understood), a
+ * refusal of our own to itself, connection trouble to NetworkError.
+ */
+export async function sdkCall<T>(
+  service: OpenAIService,
+  where: { method: string; url: string },
+  call: () => Promise<T>,
+): Promise<T> {
+  const { APIError, APIConnectionError, APIConnectionTimeoutError } = await import('openai');
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    const name = SERVICE_NAMES[service];
+    if (error instanceof APIConnectionTimeoutError) {
+      throw new NetworkError(`${name} unreachable: ${where.method} ${new URL(where.url).pathname} timed out`);
+    }
+    if (error instanceof APIConnectionError) {
+      const cause = error.cause as (Error & { code?: string }) | undefined;
+      if (cause instanceof CliError) throw cause;
+      throw new NetworkError(
+        `${name} unreachable: ${where.method} ${new URL(where.url).pathname} failed (${cause?.code ?? cause?.message ?? error.message})`,
+        { cause: error },
+      );
+    }
+    if (error instanceof APIError && typeof error.status === 'number') {
+      return Promise.reject(
+        apiErrorFrom({
+          service: name,
+          method: where.method,
+          url: where.url,
+          status: error.status,
+          statusText: '',
+          text: bodyText((error as { aipBody?: unknown }).aipBody ?? error.error),
+          contentType: 'application/json',
+          requestId: error.requestID ?? undefined,
+        }),
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,23 @@
+import { UsageError } from '../../errors.js';
+
+const MAX_RANGE = 100_000;
+
+/** "3,5,7" or "10-20,25": sorted, without repeats. */
+export function parseSteps(text: string): number[] {
+  const steps = new Set<number>();
+  for (const part of text.split(',').map((p) => p.trim())) {
+    const range = /^(\d+)\s*-\s*(\d+)$/.exec(part);
+    if (range) {
+      const [from, to] = [Number(range[1]), Number(range[2])];
+      if (from > to) throw new UsageError(`invalid step range "${part}": the first step is after the last`);
+      if (to - from > MAX_RANGE)
+        throw new UsageError(`step range "${part}" is longer than ${MAX_RANGE} steps`);
+      for (let s = from; s <= to; s++) steps.add(s);
+    } else if (/^\d+$/.test(part)) {
+      steps.add(Number(part));
+    } else {
+      throw new UsageError(`invalid step "${part}" in --steps: give whole numbers or ranges, e.g. 3,5,10-20`);
+    }
+  }
+  return [...steps].sort((a, b) => a - b);
+}

@@ -1,0 +1,297 @@
+// aip checkpoints list / delete / prune against the emulator.
+
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Checkpoint } from '../src/api/types.js';
+import { planPrune } from '../src/commands/checkpoints/prune.js';
+import { parseSteps } from '../src/commands/checkpoints/steps.js';
+import { UsageError } from '../src/errors.js';
+import { runCli, tempConfigDir } from './helpers/cli.js';
+import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+
+let emu: TestEmulator;
+let env: Record<string, string>;
+let id: string;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => emu.close());
+beforeEach(async () => {
+  await emu.reset();
+  env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' };
+  const r = await runCli(
+    ['models', 'create', '--name', 'agent', '--base-model', 'OpenPipe/Qwen3-14B-Instruct', '-q'],
+    { env },
+  );
+  id = r.stdout.trim();
+});
+
+/** Gives the model checkpoints for steps 1…count (step 0 exists from creation). */
+async function seed(count: number, metrics?: Record<string, number>): Promise<void> {
+  const r = await emu.control('POST', `/models/${id}/checkpoints`, { count, metrics });
+  expect(r.status).toBe(200);
+}
+
+async function steps(): Promise<number[]> {
+  const r = await runCli(['checkpoints', 'list', 'agent', '--all', '--json'], { env });
+  return (JSON.parse(r.stdout) as Array<{ step: number }>).map((c) => c.step);
+}
+
+describe('aip checkpoints list', () => {
+  it('prints a STEP/ID/METRICS table on a terminal, with the cursor to go on', async () => {
+    await seed(30);
+    const r = await runCli(['checkpoints', 'list', 'agent', '--limit', '3'], {
+      env: { ...env, NO_COLOR: '1' },
+      stdoutTTY: true,
+    });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^STEP {2}ID {36}METRICS$/);
+    expect(lines[1]).toMatch(/^0 {5}[0-9a-f-]{36}$/);
+    expect(lines[2]).toMatch(
+      /^1 {5}[0-9a-f-]{36} {2}grad_norm=[\d.]+ learning_rate=[\d.e-]+ loss=[\d.]+ reward=[\d.]+ reward_std_dev=[\d.]+$/,
+    );
+    expect(lines).toHaveLength(4);
+    const page = await emu.requests({ path: `/training/v1/preview/models/${id}/checkpoints` });
+    expect(page[0]?.query).toEqual({ limit: '3' });
+    const lastId = lines[3]!.split(/\s+/)[1];
+    expect(r.stderr).toBe(`More checkpoints: aip checkpoints list agent --after ${lastId} (or --all)\n`);
+  });
+
+  it('prints TSV with metrics as JSON when piped, the page object with --json, ids with -q', async () => {
+    await seed(2, { reward: 0.5 });
+    const piped = await runCli(['checkpoints', 'list', 'agent'], { env });
+    const rows = piped.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'));
+    expect(rows.map((r) => [r[0], r[2]])).toEqual([
+      ['0', '{}'],
+      ['1', '{"reward":0.5}'],
+      ['2', '{"reward":0.5}'],
+    ]);
+    expect(piped.stderr).toBe('');
+    const page = JSON.parse((await runCli(['checkpoints', 'list', 'agent', '--json'], { env })).stdout);
+    expect(page).toMatchObject({
+      object: 'list',
+      has_more: false,
+      first_id: rows[0]![1],
+      last_id: rows[2]![1],
+    });
+    expect(page.data).toHaveLength(3);
+    const quiet = await runCli(['checkpoints', 'list', 'agent', '-q'], { env });
+    expect(quiet.stdout).toBe(`${rows.map((r) => r[1]).join('\n')}\n`);
+  });
+
+  it('--all follows has_more over 250 checkpoints and --json prints one array', async () => {
+    await seed(250);
+    const r = await runCli(['checkpoints', 'list', 'agent', '--all', '--json'], { env });
+    const all = JSON.parse(r.stdout) as Array<{ id: string; step: number }>;
+    expect(all.map((c) => c.step)).toEqual(Array.from({ length: 251 }, (_, i) => i));
+    const pages = await emu.requests({ path: `/training/v1/preview/models/${id}/checkpoints` });
+    expect(pages.map((p) => p.query.limit)).toEqual(['100', '100', '100']);
+    expect(pages[0]?.query.after).toBeUndefined();
+    expect(pages[1]?.query.after).toBe(all[99]!.id);
+    const small = await runCli(['checkpoints', 'list', 'agent', '--all', '--limit', '50', '-q'], { env });
+    expect(small.stdout.trim().split('\n')).toHaveLength(251);
+  });
+
+  it('pages with --after and --order', async () => {
+    await seed(10);
+    const first = JSON.parse(
+      (await runCli(['checkpoints', 'list', 'agent', '--order', 'desc', '--limit', '4', '--json'], { env }))
+        .stdout,
+    );
+    expect(first.data.map((c: { step: number }) => c.step)).toEqual([10, 9, 8, 7]);
+    const next = JSON.parse(
+      (
+        await runCli(
+          [
+            'checkpoints',
+            'list',
+            'agent',
+            '--order',
+            'desc',
+            '--limit',
+            '4',
+            '--after',
+            first.last_id,
+            '--json',
+          ],
+          { env },
+        )
+      ).stdout,
+    );
+    expect(next.data.map((c: { step: number }) => c.step)).toEqual([6, 5, 4, 3]);
+  });
+
+  it('checks its own flags before sending (exit 2)', async () => {
+    for (const args of [
+      ['--limit', '0'],
+      ['--limit', '101'],
+      ['--order', 'up'],
+      ['--plot', 'reward', '--json'],
+    ]) {
+      const r = await runCli(['checkpoints', 'list', 'agent', ...args], { env });
+      expect([args, r.code]).toEqual([args, 2]);
+    }
+    expect(await emu.requests({ method: 'GET' })).toEqual([]);
+  });
+
+  it('maps 404, 401 and a server 422 to exit codes 3, 4 and 2', async () => {
+    const missing = await runCli(['checkpoints', 'list', '99999999-9999-9999-9999-999999999999'], { env });
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(
+      /^error: Model 99999999-9999-9999-9999-999999999999 not found \(HTTP 404 from GET/,
+    );
+    const denied = await runCli(['checkpoints', 'list', 'agent'], {
+      env: { ...env, AIP_API_KEY: 'someone-elses-key-0000' },
+    });
+    expect(denied.code).toBe(4);
+    const cursor = await runCli(['checkpoints', 'list', 'agent', '--after', 'not-a-checkpoint'], { env });
+    expect(cursor.code).toBe(2);
+    expect(cursor.stderr).toMatch(
+      /\n {2}query\.after: Value error, no checkpoint not-a-checkpoint in this model\n$/,
+    );
+  });
+
+  it('--plot draws the metric over the steps', async () => {
+    await seed(40);
+    const r = await runCli(['checkpoints', 'list', 'agent', '--plot', 'reward'], {
+      env: { ...env, NO_COLOR: '1' },
+      stdoutTTY: true,
+    });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe(`reward over 40 checkpoints of local/demo/agent (${id})`);
+    expect(lines.slice(1, -2).every((l) => /^ *[\d.]* ┤[\u2800-\u28ff]+$/.test(l))).toBe(true);
+    expect(lines.at(-2)).toMatch(/└─+$/);
+    expect(lines.at(-1)).toMatch(/^ +1 +40$/);
+    const missing = await runCli(['checkpoints', 'list', 'agent', '--plot', 'accuracy'], { env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(
+      /no checkpoint of .* has the metric "accuracy"; metrics: grad_norm, learning_rate, loss, reward, reward_std_dev/,
+    );
+  });
+});
+
+describe('aip checkpoints delete', () => {
+  it('deletes steps and prints what was deleted and what was not found', async () => {
+    await seed(8);
+    const r = await runCli(['checkpoints', 'delete', 'agent', '--steps', '3,5-6,9', '--yes'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('deleted\t3,5,6\nnot found\t9\n');
+    const [request] = await emu.requests({ method: 'DELETE' });
+    expect(request?.body).toEqual({ steps: [3, 5, 6, 9] });
+    expect(await steps()).toEqual([0, 1, 2, 4, 7, 8]);
+    const json = await runCli(['checkpoints', 'delete', 'agent', '--steps', '1', '--yes', '--json'], { env });
+    expect(JSON.parse(json.stdout)).toEqual({ deleted_count: 1, not_found_steps: [] });
+  });
+
+  it('exits 3 when none of the steps existed', async () => {
+    const r = await runCli(['checkpoints', 'delete', 'agent', '--steps', '40,41', '--yes'], {
+      env: { ...env, NO_COLOR: '1' },
+      stdoutTTY: true,
+    });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('deleted    none\nnot found  40, 41\n');
+    expect(r.stderr).toBe(`error: none of the steps 40, 41 had a checkpoint in local/demo/agent (${id})\n`);
+  });
+
+  it('refuses bad step lists and non-interactive deletion without --yes, sending nothing', async () => {
+    for (const list of ['3,x', '5-2', '-1', '']) {
+      const r = await runCli(['checkpoints', 'delete', 'agent', '--steps', list, '--yes'], { env });
+      expect([list, r.code]).toEqual([list, 2]);
+    }
+    const unconfirmed = await runCli(['checkpoints', 'delete', 'agent', '--steps', '1'], { env });
+    expect(unconfirmed.code).toBe(2);
+    expect(await emu.requests({ method: 'DELETE' })).toEqual([]);
+  });
+});
+
+describe('aip checkpoints prune', () => {
+  it('--dry-run shows the plan and deletes nothing', async () => {
+    await seed(6);
+    await emu.control('POST', `/models/${id}/checkpoints`, { steps: [2], metrics: { reward: 9 } });
+    const r = await runCli(
+      ['checkpoints', 'prune', 'agent', '--keep-last', '2', '--keep-best', 'reward', '--dry-run'],
+      { env },
+    );
+    expect(r.code).toBe(0);
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t').slice(0, 3));
+    expect(rows).toEqual([
+      ['0', 'delete', ''],
+      ['1', 'delete', ''],
+      ['2', 'keep', 'best reward (highest)'],
+      ['3', 'delete', ''],
+      ['4', 'delete', ''],
+      ['5', 'keep', 'last 2'],
+      ['6', 'keep', 'last 2'],
+    ]);
+    expect(r.stderr).toBe(
+      `Dry run: would delete 4 of 7 checkpoints of local/demo/agent (${id}); nothing was deleted\n`,
+    );
+    expect(await emu.requests({ method: 'DELETE' })).toEqual([]);
+    const json = JSON.parse(
+      (await runCli(['checkpoints', 'prune', 'agent', '--keep-last', '2', '--dry-run', '--json'], { env }))
+        .stdout,
+    );
+    expect(json).toEqual({ keep: [5, 6], delete: [0, 1, 2, 3, 4], best: null, dry_run: true, deleted: null });
+  });
+
+  it('deletes the rest in one request after confirmation (--yes)', async () => {
+    await seed(5);
+    const r = await runCli(
+      ['checkpoints', 'prune', 'agent', '--keep-last', '1', '--keep-best', 'loss:min', '--yes', '--json'],
+      { env },
+    );
+    expect(r.code).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result.keep).toContain(5);
+    expect(result.best).toMatchObject({ metric: 'loss', lowest: true });
+    expect(result.deleted.deleted_count).toBe(result.delete.length);
+    const deletes = await emu.requests({ method: 'DELETE' });
+    expect(deletes).toHaveLength(1);
+    expect(deletes[0]?.body).toEqual({ steps: result.delete });
+    expect(await steps()).toEqual(result.keep);
+  });
+
+  it('needs something to keep, and says when there is nothing to prune', async () => {
+    const none = await runCli(['checkpoints', 'prune', 'agent', '--yes'], { env });
+    expect(none).toMatchObject({
+      code: 2,
+      stderr: 'error: say what to keep: --keep-last N, --keep-best METRIC, or both\n',
+    });
+    const nothing = await runCli(['checkpoints', 'prune', 'agent', '--keep-last', '5', '--yes'], { env });
+    expect(nothing.code).toBe(0);
+    expect(nothing.stderr).toBe(`Nothing to prune: all 1 checkpoints of local/demo/agent (${id}) are kept\n`);
+    expect(await emu.requests({ method: 'DELETE' })).toEqual([]);
+  });
+});
+
+describe('plans and step lists', () => {
+  const cps = [0, 1, 2, 3].map(
+    (step): Checkpoint => ({
+      id: `c${step}`,
+      step,
+      metrics: step ? { reward: [0, 0.9, 0.1, 0.5][step]!, loss: 4 - step } : {},
+    }),
+  );
+
+  it('keeps the last N and the best, by either direction', () => {
+    expect(planPrune(cps, { keepLast: 1, keepBest: 'reward' })).toMatchObject({
+      keep: [1, 3],
+      delete: [0, 2],
+    });
+    expect(planPrune(cps, { keepBest: 'loss:min' })).toMatchObject({ keep: [3], delete: [0, 1, 2] });
+    expect(planPrune(cps, { keepLast: 10 })).toMatchObject({ keep: [0, 1, 2, 3], delete: [] });
+    expect(() => planPrune(cps, { keepBest: 'accuracy' })).toThrow(UsageError);
+  });
+
+  it('parses lists and ranges, sorted and without repeats', () => {
+    expect(parseSteps('7,3,5-6, 3')).toEqual([3, 5, 6, 7]);
+    expect(() => parseSteps('1-200001')).toThrow(UsageError);
+  });
+});

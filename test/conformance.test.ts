@@ -1,0 +1,112 @@
+// Every request the CLI sends to the Training API validates against the published OpenAPI document:
+// the commands are run against the emulator, and what it recorded is checked operation by operation.
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempConfigDir } from './helpers/cli.js';
+import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { contractPresent, loadContract } from './helpers/openapi.js';
+
+let emu: TestEmulator;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => emu.close());
+
+describe.runIf(contractPresent)('requests against training-openapi.json', () => {
+  it('flags a request that does not conform (the check itself can fail)', async () => {
+    const contract = loadContract();
+    const record = {
+      seq: 1,
+      request_id: 'r',
+      time: '',
+      method: 'POST',
+      path: '/training/v1/preview/models',
+      query: {},
+      headers: {},
+      body: { project: 'p', name: 7 },
+      route: '',
+      status: 200,
+      fault: null,
+      duration_ms: 1,
+    };
+    expect(contract.check(record)).toEqual([
+      "body: must have required property 'base_model'",
+      'body/name: must be string',
+    ]);
+    expect(
+      contract.check({
+        ...record,
+        method: 'GET',
+        path: '/training/v1/preview/models/x/checkpoints',
+        body: null,
+        query: { limit: '500', sort: 'x' },
+      }),
+    ).toEqual(['query.limit: must be <= 100', 'query.sort: not a parameter of the operation']);
+  });
+
+  it('holds for every Training API request of models, checkpoints and log', async () => {
+    await emu.reset();
+    const env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' };
+    const run = async (args: string[], stdin?: string) => {
+      const r = await runCli(args, { env, stdin });
+      expect([args.join(' '), r.code, r.stderr]).toEqual([args.join(' '), 0, expect.any(String)]);
+      return r.stdout.trim();
+    };
+    const base = 'OpenPipe/Qwen3-14B-Instruct';
+    const id = await run(['models', 'create', '--name', 'conform', '--base-model', base, '-q']);
+    await run(['models', 'create', '--name', 'conform', '--base-model', base, '--return-existing', '-q']);
+    await emu.control('POST', `/models/${id}/checkpoints`, { count: 120 });
+    await run(['checkpoints', 'list', 'conform']);
+    await run(['checkpoints', 'list', 'conform', '--all', '--order', 'desc', '--limit', '50']);
+    await run([
+      'checkpoints',
+      'list',
+      'conform',
+      '--after',
+      JSON.parse(await run(['checkpoints', 'list', 'conform', '--json'])).last_id,
+    ]);
+    await run(['checkpoints', 'delete', 'conform', '--steps', '1-3', '--yes']);
+    await run(['checkpoints', 'prune', 'conform', '--keep-last', '5', '--keep-best', 'reward', '--yes']);
+    const file = join(env.AIP_CONFIG_DIR, 'groups.jsonl');
+    const trajectory = {
+      reward: 0.5,
+      messages_and_choices: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+        {
+          finish_reason: 'tool_calls',
+          index: 0,
+          logprobs: { content: [{ token: 'x', logprob: -0.1, top_logprobs: [] }] },
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+          },
+        },
+        { role: 'tool', content: 'ok', tool_call_id: 'c1' },
+      ],
+      tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }],
+      metrics: { correct: true, steps: 3 },
+      metadata: { task: 'demo', difficulty: null },
+      logs: ['started'],
+    };
+    writeFileSync(file, `${JSON.stringify({ trajectories: [trajectory, { reward: 0 }] })}\n`);
+    await run(['models', 'log', 'conform', '--split', 'train', '--file', file]);
+    await run(['models', 'delete', 'conform', '--yes']);
+
+    const contract = loadContract();
+    const records = (await emu.requests()).filter((r) => r.path.startsWith('/training/'));
+    const operations = new Set(records.map((r) => `${r.method} ${contract.templateFor(r)}`));
+    expect([...operations].sort()).toEqual([
+      'DELETE /v1/preview/models/{model_id}',
+      'DELETE /v1/preview/models/{model_id}/checkpoints',
+      'GET /v1/preview/models/{model_id}/checkpoints',
+      'POST /v1/preview/models',
+      'POST /v1/preview/models/{model_id}/log',
+    ]);
+    for (const record of records)
+      expect([record.method, record.path, contract.check(record)]).toEqual([record.method, record.path, []]);
+  });
+});
