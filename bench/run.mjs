@@ -106,6 +106,16 @@ try {
       { ...env, ...urls },
     );
     addRow('aip health --json', label, health, 'node fetch one-liner', raw, 1.5);
+    const key = 'aip-emulator-local-key';
+    const fetchModels = `fetch(${JSON.stringify(`${origin}/inference/v1/models`)}, { headers: { authorization: 'Bearer ${key}' } }).then(r => r.text()).then(t => process.stdout.write(t))`;
+    const [rawModels, models] = timeGroup(
+      [
+        [node, '-e', fetchModels],
+        [node, bin, 'models', 'list', '--json'],
+      ],
+      { ...env, ...urls, AIP_API_KEY: key },
+    );
+    addRow('aip models list --json', label, models, 'node fetch one-liner', rawModels, 2.0);
   }
 } finally {
   stop();
