@@ -3,7 +3,13 @@
 
 import { HttpClient } from './api/http.js';
 import { TrainingClient } from './api/training.js';
-import { guardKeys, logExchanges, type Transport } from './api/transport.js';
+import {
+  type ExchangeLogger,
+  exchangeLogger,
+  guardKeys,
+  logExchanges,
+  type Transport,
+} from './api/transport.js';
 import { AUTH_HINT, AuthError } from './errors.js';
 import type { Env, GlobalOptions } from './globals.js';
 import type { IO } from './output/io.js';
@@ -27,7 +33,7 @@ export type Service = 'training' | 'inference' | 'trace';
 
 export type AuthMode = 'required' | 'optional' | 'none';
 
-const SERVICE_NAMES: Record<Service, string> = {
+export const SERVICE_NAMES: Record<Service, string> = {
   training: 'training API',
   inference: 'inference API',
   trace: 'trace ingest',
@@ -39,6 +45,7 @@ export class Context {
   globals: GlobalOptions = {};
   private cachedSettings: Settings | undefined;
   private cachedTransport: Transport | undefined;
+  private cachedLogger: ExchangeLogger | undefined;
 
   constructor(readonly deps: Deps) {}
 
@@ -81,13 +88,19 @@ export class Context {
     return resolved;
   }
 
+  /** With --debug: the log every exchange is written to (aip's own and the openai SDK's). */
+  get exchangeLog(): ExchangeLogger | undefined {
+    if (!this.globals.debug) return undefined;
+    this.cachedLogger ??= exchangeLogger((line) => this.io.err(this.io.errStyle.dim(line)));
+    return this.cachedLogger;
+  }
+
   /** What every request goes through: the key guard, and with --debug the exchange log. */
   get transport(): Transport {
     if (!this.cachedTransport) {
       const guarded = guardKeys(this.deps.transport);
-      this.cachedTransport = this.globals.debug
-        ? logExchanges(guarded, (line) => this.io.err(this.io.errStyle.dim(line)))
-        : guarded;
+      const log = this.exchangeLog;
+      this.cachedTransport = log ? logExchanges(guarded, log) : guarded;
     }
     return this.cachedTransport;
   }

@@ -63,6 +63,8 @@ export class NotFoundError extends CliError {
 /** The server answered with an HTTP error status (after any retries). */
 export class ApiError extends CliError {
   override name = 'ApiError';
+  /** How many times the request was sent (more than 1 when retried). */
+  attempts = 1;
   constructor(
     message: string,
     readonly status: number,

@@ -5,8 +5,11 @@ import type { Checkpoint } from '../src/api/types.js';
 import { planPrune } from '../src/commands/checkpoints/prune.js';
 import { parseSteps } from '../src/commands/checkpoints/steps.js';
 import { UsageError } from '../src/errors.js';
+import { main } from '../src/main.js';
 import { runCli, tempConfigDir } from './helpers/cli.js';
 import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { fakeIO } from './helpers/io.js';
+import { waitFor } from './helpers/wait.js';
 
 let emu: TestEmulator;
 let env: Record<string, string>;
@@ -193,8 +196,8 @@ describe('aip checkpoints delete', () => {
       stdoutTTY: true,
     });
     expect(r.code).toBe(3);
-    expect(r.stdout).toBe('deleted    none\nnot found  40, 41\n');
-    expect(r.stderr).toBe(`error: none of the steps 40, 41 had a checkpoint in local/demo/agent (${id})\n`);
+    expect(r.stdout).toBe('deleted    none\nnot found  40-41\n');
+    expect(r.stderr).toBe(`error: none of the steps 40-41 had a checkpoint in local/demo/agent (${id})\n`);
   });
 
   it('refuses bad step lists and non-interactive deletion without --yes, sending nothing', async () => {
@@ -293,5 +296,52 @@ describe('plans and step lists', () => {
   it('parses lists and ranges, sorted and without repeats', () => {
     expect(parseSteps('7,3,5-6, 3')).toEqual([3, 5, 6, 7]);
     expect(() => parseSteps('1-200001')).toThrow(UsageError);
+  });
+});
+
+describe('checkpoint deletes, the hard cases', () => {
+  it('a retried delete does not call the steps it deleted "not found" a failure', async () => {
+    await seed(4);
+    await emu.fault({
+      method: 'DELETE',
+      path: `/training/v1/preview/models/${id}/checkpoints`,
+      cut_after_bytes: 10,
+    });
+    const r = await runCli(['checkpoints', 'delete', 'agent', '--steps', '2,3', '--yes'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('deleted\t\nnot found\t2,3\n');
+    expect(r.stderr.split('\n')).toEqual([
+      `warning: DELETE /training/v1/preview/models/${id}/checkpoints: the connection was closed before the answer was complete; retrying in 0.4s (retry 1 of 3)`,
+      'warning: the request was sent 2 times: steps reported as not found may have been deleted by an earlier attempt',
+      '',
+    ]);
+    expect(await steps()).toEqual([0, 1, 4]);
+  });
+
+  it('asks on a terminal before deleting', async () => {
+    await seed(2);
+    const { io, stdin, stderr } = fakeIO({ env, stdinTTY: true, stderrTTY: true });
+    const done = main(['checkpoints', 'delete', 'agent', '--steps', '1-2'], { env, io });
+    await waitFor(() => stderr.text.includes('[y/N]'));
+    expect(stderr.text).toContain(`Delete the checkpoints of steps 1-2 of local/demo/agent (${id})? [y/N]`);
+    stdin.write('yes\r');
+    expect(await done).toBe(0);
+    expect(await steps()).toEqual([0]);
+  });
+
+  it('prune keeps the checkpoint that is best by the metric', async () => {
+    await seed(5);
+    await emu.control('POST', `/models/${id}/checkpoints`, {
+      steps: [2],
+      metrics: { loss: 0.001, reward: 0 },
+    });
+    const r = await runCli(
+      ['checkpoints', 'prune', 'agent', '--keep-last', '1', '--keep-best', 'loss:min', '--yes', '--json'],
+      { env },
+    );
+    const result = JSON.parse(r.stdout);
+    expect(result.best).toEqual({ metric: 'loss', lowest: true, step: 2, value: 0.001 });
+    expect(result.keep).toEqual([2, 5]);
+    expect(await steps()).toEqual([2, 5]);
   });
 });

@@ -341,3 +341,61 @@ describe('aip models log', () => {
     expect((await emu.requests()).filter((r) => r.path.endsWith('/log'))).toEqual([]);
   });
 });
+
+describe('the model registry under stress', () => {
+  it('keeps every model when creates run in parallel (the write is locked)', async () => {
+    const names = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
+    const results = await Promise.all(
+      names.map((name) => runCli(['models', 'create', '--name', name, '--base-model', BASE, '-q'], { env })),
+    );
+    expect(results.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(
+      registry()
+        .models.map((m) => m.name)
+        .sort(),
+    ).toEqual(names);
+  });
+
+  it('is read before the create: a corrupt registry stops it before anything is sent', async () => {
+    writeFileSync(join(env.AIP_CONFIG_DIR!, 'models.json'), '{"models": [');
+    const r = await runCli(['models', 'create', '--name', 'x', '--base-model', BASE], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/models\.json is not valid JSON: fix it by hand or delete it/);
+    expect(await emu.requests({ method: 'POST' })).toEqual([]);
+  });
+
+  it('forgets a model deleted by its upper-case UUID', async () => {
+    const id = await create('shout');
+    const r = await runCli(['models', 'delete', id.toUpperCase(), '--yes'], { env });
+    expect(r.code).toBe(0);
+    expect(registry().models).toEqual([]);
+  });
+});
+
+describe('answers lost on the way back', () => {
+  it('a model delete whose answer was cut is retried, and the 404 of the retry counts as done', async () => {
+    const id = await create('cut');
+    await emu.fault({ method: 'DELETE', path: `/training/v1/preview/models/${id}`, cut_after_bytes: 5 });
+    const r = await runCli(['models', 'delete', 'cut', '--yes'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      'warning: the request was sent 2 times and the model is gone: an earlier attempt deleted it',
+    );
+    expect((await emu.requests({ method: 'DELETE' })).map((q) => q.status)).toEqual([200, 404]);
+    expect(registry().models).toEqual([]);
+  });
+
+  it('the model list is fetched again when its body is cut short (through the SDK)', async () => {
+    await emu.fault({ path: '/inference/v1/models', cut_after_bytes: 40 });
+    const r = await runCli(['models', 'list', '-q'], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')).toContain('openai/gpt-oss-20b');
+    expect(await emu.requests({ path: '/inference/v1/models' })).toHaveLength(2);
+    await emu.fault({ path: '/inference/v1/models', cut_after_bytes: 40 });
+    const once = await runCli(['--max-retries', '0', 'models', 'list'], { env });
+    expect(once.code).toBe(1);
+    expect(once.stderr).toMatch(
+      /^error: inference API unreachable: GET \/inference\/v1\/models failed \(ECONNRESET\)\n$/,
+    );
+  });
+});

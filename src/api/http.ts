@@ -44,6 +44,8 @@ export interface HttpResponse<T> {
   headers: Record<string, string>;
   url: string;
   elapsedMs: number;
+  /** How many times the request was sent: more than 1 means an earlier attempt may have taken effect. */
+  attempts: number;
 }
 
 const CONNECT_ERRORS = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
@@ -76,6 +78,11 @@ function parseBody(text: string, contentType: string | undefined): unknown {
   if (!text) return undefined;
   if (/json/i.test(contentType ?? '') || /^\s*[[{]/.test(text)) return JSON.parse(text);
   return text;
+}
+
+function withAttempts(error: ApiError, retry: number): ApiError {
+  error.attempts = retry + 1;
+  return error;
 }
 
 export class HttpClient {
@@ -142,6 +149,7 @@ export class HttpClient {
           headers: response.headers,
           url,
           elapsedMs: response.elapsedMs,
+          attempts: retry + 1,
         };
       }
 
@@ -154,18 +162,21 @@ export class HttpClient {
           await this.pause(delay, `HTTP ${response.status}`, where, retry);
           continue;
         }
-        throw apiErrorFrom({
-          ...exchange,
-          note: `the server asks to retry after ${Math.ceil(asked / 1000)}s`,
-        });
+        throw withAttempts(
+          apiErrorFrom({ ...exchange, note: `the server asks to retry after ${Math.ceil(asked / 1000)}s` }),
+          retry,
+        );
       }
+      const retryable = isRetryableStatus(response.status);
       const note =
         retry > 0
-          ? `gave up after ${retry + 1} attempts`
-          : isRetryableStatus(response.status) && !isIdempotent(req.method)
+          ? retryable
+            ? `gave up after ${retry + 1} attempts`
+            : `on attempt ${retry + 1}`
+          : retryable && !isIdempotent(req.method)
             ? 'not retried: the request may have been processed'
             : undefined;
-      throw apiErrorFrom({ ...exchange, note });
+      throw withAttempts(apiErrorFrom({ ...exchange, note }), retry);
     }
   }
 

@@ -3,7 +3,7 @@
 // aip's own, so that they get the same messages and exit codes as every other request.
 
 import type OpenAI from 'openai';
-import { type Context, DEFAULT_MAX_RETRIES } from '../context.js';
+import { type Context, DEFAULT_MAX_RETRIES, SERVICE_NAMES } from '../context.js';
 import { CliError, NetworkError } from '../errors.js';
 import { assertKeyMayBeSentTo } from '../secrets.js';
 import { USER_AGENT } from '../version.js';
@@ -11,8 +11,6 @@ import { apiErrorFrom } from './error-body.js';
 import { sdkFetch } from './sdk-fetch.js';
 
 export type OpenAIService = 'inference' | 'training';
-
-const SERVICE_NAMES: Record<OpenAIService, string> = { inference: 'inference API', training: 'training API' };
 
 export async function openaiClient(ctx: Context, service: OpenAIService): Promise<OpenAI> {
   const baseURL = ctx.serviceUrl(service);
@@ -42,9 +40,7 @@ export async function openaiClient(ctx: Context, service: OpenAIService): Promis
     organization: null,
     maxRetries: ctx.globals.maxRetries ?? DEFAULT_MAX_RETRIES,
     timeout: ctx.timeoutMs,
-    fetch: sdkFetch({
-      debug: ctx.globals.debug ? (line) => ctx.io.err(ctx.io.errStyle.dim(line)) : undefined,
-    }),
+    fetch: sdkFetch({ log: ctx.exchangeLog }),
     defaultHeaders: { 'user-agent': USER_AGENT },
   });
 }

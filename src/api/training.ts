@@ -44,10 +44,9 @@ export class TrainingClient {
     return (await this.http.request<ModelResponse>({ method: 'POST', path: '/preview/models', body })).data;
   }
 
-  async deleteModel(id: string): Promise<DeleteModelResponse> {
-    return (
-      await this.http.request<DeleteModelResponse>({ method: 'DELETE', path: p`/preview/models/${id}` })
-    ).data;
+  /** The whole response: `attempts` > 1 means an earlier, lost attempt may have done the work. */
+  deleteModel(id: string): Promise<HttpResponse<DeleteModelResponse>> {
+    return this.http.request<DeleteModelResponse>({ method: 'DELETE', path: p`/preview/models/${id}` });
   }
 
   async listCheckpoints(id: string, query: CheckpointQuery = {}): Promise<Page<Checkpoint>> {
@@ -55,10 +54,10 @@ export class TrainingClient {
     return (await this.http.request<Page<Checkpoint>>({ method: 'GET', path, query: { ...query } })).data;
   }
 
-  async deleteCheckpoints(id: string, steps: number[]): Promise<DeleteCheckpointsResponse> {
+  /** The whole response: `attempts` > 1 means an earlier, lost attempt may have deleted some steps. */
+  deleteCheckpoints(id: string, steps: number[]): Promise<HttpResponse<DeleteCheckpointsResponse>> {
     const path = p`/preview/models/${id}/checkpoints`;
-    return (await this.http.request<DeleteCheckpointsResponse>({ method: 'DELETE', path, body: { steps } }))
-      .data;
+    return this.http.request<DeleteCheckpointsResponse>({ method: 'DELETE', path, body: { steps } });
   }
 
   /** Not retried: the server computes and logs metrics for each call. */

@@ -1,7 +1,7 @@
-// How bytes travel. aip's own requests use node:http directly rather than fetch: on Node 20 the first
-// fetch() in a process loads and compiles undici, ~100 ms that a CLI pays on every run. On top of the
-// raw transport sit the two guards every request passes: a key never goes over plain http to a host
-// that is not this machine, and with --debug each exchange is logged with credentials masked.
+// How bytes travel. All requests, aip's own and the openai SDK's, go over node:http directly rather
+// than fetch: on Node 20 the first fetch() in a process loads and compiles undici, ~100 ms that a CLI
+// would pay on every run. Every request passes the same two guards: a key never goes over plain http
+// to a host that is not this machine, and with --debug each exchange is logged, credentials masked.
 
 import type { IncomingMessage } from 'node:http';
 import { assertKeyMayBeSentTo, redactHeader } from '../secrets.js';
@@ -16,14 +16,23 @@ export interface TransportRequest {
   signal: AbortSignal;
 }
 
-export interface TransportResponse {
+interface ResponseHead {
   status: number;
   statusText: string;
   /** Lower-case names; repeated headers joined with ", ". */
   headers: Record<string, string>;
+}
+
+export interface TransportResponse extends ResponseHead {
   body: Buffer;
   /** From sending the request to the end of the body (module loading excluded). */
   elapsedMs: number;
+}
+
+/** A response whose head has arrived and whose body is still coming (for streams). */
+export interface OpenResponse extends ResponseHead {
+  stream: IncomingMessage;
+  started: number;
 }
 
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
@@ -36,12 +45,15 @@ function flattenHeaders(res: IncomingMessage): Record<string, string> {
   return out;
 }
 
-/** One request over node:http or node:https; rejects on connection errors, aborts and short bodies. */
-export const nodeTransport: Transport = async (request) => {
+/**
+ * Sends a request over node:http(s) and resolves once the response head has arrived; rejects on
+ * connection errors and aborts. The abort signal keeps applying while the body is read.
+ */
+export async function openRequest(request: TransportRequest): Promise<OpenResponse> {
   const url = new URL(request.url);
   const { request: send } =
     url.protocol === 'https:' ? await import('node:https') : await import('node:http');
-  return new Promise<TransportResponse>((resolve, reject) => {
+  return new Promise<OpenResponse>((resolve, reject) => {
     if (request.signal.aborted) return reject(request.signal.reason);
     const headers = { ...request.headers };
     if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
@@ -55,28 +67,57 @@ export const nodeTransport: Transport = async (request) => {
       reject(error);
     });
     req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('error', (error) => {
-        settle();
-        reject(error);
-      });
-      res.on('end', () => {
-        settle();
-        // A connection closed before Content-Length (or the last chunk) arrived is not an answer.
-        if (!res.complete) return reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
-        resolve({
-          status: res.statusCode ?? 0,
-          statusText: res.statusMessage ?? '',
-          headers: flattenHeaders(res),
-          body: Buffer.concat(chunks),
-          elapsedMs: performance.now() - started,
-        });
+      res.once('close', settle);
+      resolve({
+        status: res.statusCode ?? 0,
+        statusText: res.statusMessage ?? '',
+        headers: flattenHeaders(res),
+        stream: res,
+        started,
       });
     });
     req.end(request.body);
   });
+}
+
+/** The whole body; a connection closed before Content-Length (or the last chunk) is an error. */
+export function readBody(response: OpenResponse): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const res = response.stream;
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('error', reject);
+    res.on('end', () => {
+      if (!res.complete) reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+      else resolve(Buffer.concat(chunks));
+    });
+  });
+}
+
+/** One request, its whole answer read. */
+export const nodeTransport: Transport = async (request) => {
+  const response = await openRequest(request);
+  const body = await readBody(response);
+  return {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+    body,
+    elapsedMs: performance.now() - response.started,
+  };
 };
+
+/** Refuses a key bound for plain http off this machine. Every request is checked, whatever sends it. */
+export function checkKeyDestination(request: Pick<TransportRequest, 'url' | 'headers'>): void {
+  if (request.headers.authorization || request.headers['wandb-api-key']) assertKeyMayBeSentTo(request.url);
+}
+
+export function guardKeys(transport: Transport): Transport {
+  return async (request) => {
+    checkKeyDestination(request);
+    return transport(request);
+  };
+}
 
 const LOGGED_RESPONSE_HEADERS = [
   'content-type',
@@ -95,42 +136,58 @@ function describeBody(body: string | Buffer, contentType: string | undefined): s
   return `(${body.length} bytes of ${contentType ?? 'binary'})`;
 }
 
-/** Refuses a key bound for plain http off this machine; this holds for every request, whatever sends it. */
-export function guardKeys(transport: Transport): Transport {
-  return async (request) => {
-    if (request.headers.authorization || request.headers['wandb-api-key']) assertKeyMayBeSentTo(request.url);
-    return transport(request);
-  };
+/** The --debug log of one exchange; lines are numbered, as requests run in parallel. */
+export interface ExchangeLog {
+  response(head: ResponseHead, elapsedMs: number): void;
+  body(body: Buffer, contentType: string | undefined): void;
+  failed(error: unknown, elapsedMs: number): void;
 }
 
-/** --debug: each exchange on stderr, numbered (requests run in parallel), credentials masked. */
-export function logExchanges(transport: Transport, log: (line: string) => void): Transport {
+export type ExchangeLogger = (request: TransportRequest) => ExchangeLog;
+
+export function exchangeLogger(log: (line: string) => void): ExchangeLogger {
   let exchanges = 0;
-  return async (request) => {
+  return (request) => {
     const tag = `[${++exchanges}]`;
     const line = (text: string) => log(`${tag} ${text}`);
     line(`> ${request.method} ${request.url}`);
     for (const [name, value] of Object.entries(request.headers))
       line(`> ${name}: ${redactHeader(name, value)}`);
-    if (request.body !== undefined && request.body.length > 0) {
+    if (request.body !== undefined && request.body.length > 0)
       line(`> ${describeBody(request.body, request.headers['content-type'])}`);
-    }
+    return {
+      response(head, elapsedMs) {
+        line(`< ${head.status} ${head.statusText} (${Math.round(elapsedMs)} ms)`);
+        for (const name of LOGGED_RESPONSE_HEADERS) {
+          const value = head.headers[name];
+          if (value !== undefined) line(`< ${name}: ${value}`);
+        }
+      },
+      body(body, contentType) {
+        if (body.length > 0) line(`< ${describeBody(body, contentType)}`);
+      },
+      failed(error, elapsedMs) {
+        const err = error as NodeJS.ErrnoException;
+        const what =
+          err.name === 'TimeoutError' ? 'timed out' : `${err.message}${err.code ? ` (${err.code})` : ''}`;
+        line(`< failed after ${Math.round(elapsedMs)} ms: ${what}`);
+      },
+    };
+  };
+}
+
+/** --debug: each exchange of a transport logged. */
+export function logExchanges(transport: Transport, logger: ExchangeLogger): Transport {
+  return async (request) => {
+    const log = logger(request);
     const started = performance.now();
     try {
       const response = await transport(request);
-      line(`< ${response.status} ${response.statusText} (${Math.round(performance.now() - started)} ms)`);
-      for (const name of LOGGED_RESPONSE_HEADERS) {
-        const value = response.headers[name];
-        if (value !== undefined) line(`< ${name}: ${value}`);
-      }
-      if (response.body.length > 0)
-        line(`< ${describeBody(response.body, response.headers['content-type'])}`);
+      log.response(response, performance.now() - started);
+      log.body(response.body, response.headers['content-type']);
       return response;
     } catch (error) {
-      const err = error as NodeJS.ErrnoException;
-      line(
-        `< failed after ${Math.round(performance.now() - started)} ms: ${err.name === 'TimeoutError' ? 'timed out' : `${err.message}${err.code ? ` (${err.code})` : ''}`}`,
-      );
+      log.failed(error, performance.now() - started);
       throw error;
     }
   };

@@ -16,6 +16,7 @@ import { describeBody, RequestLog } from './recorder.js';
 import { Router } from './router.js';
 import { registerControlRoutes } from './routes/control.js';
 import { registerInferenceRoutes } from './routes/inference.js';
+import { registerJobRoutes } from './routes/jobs.js';
 import { registerModelRoutes } from './routes/models.js';
 import { registerTrainingRoutes } from './routes/training.js';
 import type { RouteDef } from './routes/types.js';
@@ -27,6 +28,10 @@ export interface EmulatorOptions {
   host?: string;
   apiKeys?: readonly string[];
   team?: string;
+  /** Seeds job ids and metrics: the same seed gives the same jobs. */
+  seed?: number;
+  /** Time per training step of the emulated jobs. */
+  stepMs?: number;
   /** One line per request (status, method, path, time). */
   log?: (line: string) => void;
 }
@@ -114,12 +119,17 @@ function bearerKey(req: IncomingMessage): string | undefined {
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const apiKeys = options.apiKeys?.length ? options.apiKeys : [EMULATOR_DEFAULT_KEY];
-  const state = new EmulatorState(apiKeys, options.team);
+  const state = new EmulatorState(apiKeys, {
+    team: options.team,
+    seed: options.seed,
+    stepMs: options.stepMs,
+  });
   const faults = new FaultStore();
   const requests = new RequestLog();
   const router = new Router<RouteDef>();
   registerTrainingRoutes(router);
   registerModelRoutes(router);
+  registerJobRoutes(router);
   registerInferenceRoutes(router);
   registerControlRoutes(router, faults, requests);
   let nextRequest = 1;
@@ -182,6 +192,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       state,
     );
 
+    // Jobs move on with time: bring them up to now before anyone looks (store/jobs.ts).
+    state.jobs.advance(Date.now());
     // Routing first, so that a request is counted under its route's pattern whether or not a fault
     // then answers it.
     const match = router.match(method, path);

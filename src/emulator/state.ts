@@ -1,8 +1,12 @@
 // The emulator's in-memory world: keys, the component switches of system-check, and one store per
-// kind of thing (models and checkpoints so far).
+// kind of thing (models with their checkpoints, training jobs).
 
 import { EMULATOR_DEFAULT_TEAM } from './defaults.js';
+import { JobStore } from './store/jobs.js';
 import { ModelStore } from './store/models.js';
+
+/** Time per training step unless `aip emulator --step-ms` says otherwise: slow enough to watch. */
+export const DEFAULT_STEP_MS = 300;
 
 export const COMPONENTS = ['api', 'database', 'cpu_queue', 'gpu_queue'] as const;
 
@@ -13,9 +17,11 @@ export class EmulatorState {
   /** component → error message, for components told to fail through /_emulator/system-check */
   failingComponents = new Map<string, string>();
   readonly models = new ModelStore();
+  readonly jobs: JobStore;
 
-  constructor(apiKeys: readonly string[], team: string = EMULATOR_DEFAULT_TEAM) {
-    this.keys = new Map(apiKeys.map((key) => [key, team]));
+  constructor(apiKeys: readonly string[], options: { team?: string; seed?: number; stepMs?: number } = {}) {
+    this.keys = new Map(apiKeys.map((key) => [key, options.team ?? EMULATOR_DEFAULT_TEAM]));
+    this.jobs = new JobStore(this.models, options.seed ?? 0, options.stepMs ?? DEFAULT_STEP_MS);
   }
 
   teamForKey(key: string): string | undefined {
@@ -26,5 +32,6 @@ export class EmulatorState {
   reset(): void {
     this.failingComponents.clear();
     this.models.clear();
+    this.jobs.clear();
   }
 }

@@ -1,6 +1,8 @@
 // Terminal charts: a line chart drawn with braille characters (2×4 dots each, so eight times the
 // resolution of one character per point), with labelled axes.
 
+import { formatNumber } from './numbers.js';
+
 const BRAILLE_BASE = 0x2800;
 /** Dot bit for (column 0-1, row 0-3) inside one braille cell. */
 const DOT = [
@@ -9,13 +11,6 @@ const DOT = [
   [0x04, 0x20],
   [0x40, 0x80],
 ];
-
-function formatNumber(value: number): string {
-  if (value === 0) return '0';
-  const abs = Math.abs(value);
-  if (abs >= 1e5 || abs < 1e-3) return value.toExponential(2);
-  return Number(value.toPrecision(4)).toString();
-}
 
 export interface PlotOptions {
   width: number;

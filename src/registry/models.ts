@@ -85,7 +85,10 @@ export interface ResolvedModel {
  */
 export function resolveModel(registry: ModelRegistry, ref: string, baseUrl: string): ResolvedModel {
   const known = registry.models.filter((m) => m.base_url === baseUrl);
-  if (UUID.test(ref)) return { id: ref, entry: known.find((m) => m.id.toLowerCase() === ref.toLowerCase()) };
+  if (UUID.test(ref)) {
+    const id = ref.toLowerCase();
+    return { id, entry: known.find((m) => m.id.toLowerCase() === id) };
+  }
   const parts = ref.split('/');
   const matches = known.filter((m) => {
     const full = [m.entity, m.project, m.name];

@@ -1,11 +1,43 @@
 // Every file aip writes (the config, the registries of models and jobs this machine created) goes
 // through conf: it writes a temporary file and renames it over the old one, so a crash never leaves
-// half a file, with mode 0600 (the config may hold a key). conf is loaded here, on first write, and
-// never on the read path.
+// half a file, with mode 0600 (the config may hold a key). A lock file around read → change → write
+// keeps concurrent aip processes from losing each other's changes. conf is loaded here, on first
+// write, and never on the read path.
 
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, extname } from 'node:path';
+import { CliError } from '../errors.js';
 import { type ConfigData, readConfigFile } from './config-file.js';
+
+const LOCK_WAIT_MS = 10_000;
+/** A lock older than this was left by a process that died; it is taken over. */
+const STALE_LOCK_MS = 30_000;
+
+async function withLock<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const lock = `${file}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+    try {
+      closeSync(openSync(lock, 'wx', 0o600));
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { force: true });
+      } catch {
+        // gone in the meantime: try again
+      }
+      if (Date.now() > deadline)
+        throw new CliError(`${file} is locked by another aip process (${lock}); try again`);
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
 
 /**
  * Reads the file with `read` (which validates it: a corrupt file is reported, never overwritten), lets
@@ -17,22 +49,24 @@ export async function updateJsonFile<T extends object>(
   read: (file: string) => T,
   mutate: (data: T) => unknown,
 ): Promise<boolean> {
-  const data = read(file);
-  if (mutate(data) === false) return false;
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const { default: Conf } = await import('conf');
-  const store = new Conf<Record<string, unknown>>({
-    cwd: dir,
-    configName: basename(file, extname(file)),
-    projectName: 'aip',
-    projectSuffix: '',
-    configFileMode: 0o600,
-    accessPropertiesByDotNotation: false,
-    clearInvalidConfig: false,
+  return withLock(file, async () => {
+    const data = read(file);
+    if (mutate(data) === false) return false;
+    const { default: Conf } = await import('conf');
+    const store = new Conf<Record<string, unknown>>({
+      cwd: dir,
+      configName: basename(file, extname(file)),
+      projectName: 'aip',
+      projectSuffix: '',
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      clearInvalidConfig: false,
+    });
+    store.store = data as Record<string, unknown>;
+    return true;
   });
-  store.store = data as Record<string, unknown>;
-  return true;
 }
 
 export function updateConfig(file: string, mutate: (data: ConfigData) => unknown): Promise<boolean> {

@@ -15,17 +15,14 @@ import {
   nullable,
   num,
   obj,
+  quoteList,
   record,
   str,
 } from './schema.js';
 
 /** A union discriminated by a string field: the variant is picked by that field's value. */
 export function tagged(tag: string, variants: Record<string, Check>, what: string): Check {
-  const names = Object.keys(variants);
-  const listed = `${names
-    .slice(0, -1)
-    .map((n) => `'${n}'`)
-    .join(', ')} or '${names.at(-1)}'`;
+  const listed = quoteList(Object.keys(variants));
   return (v, path, issues) => {
     if (!isObject(v)) {
       issues.push({

@@ -55,6 +55,17 @@ export const bool: Check = (v, path, issues) => {
     fail(issues, path, 'bool_type', `Input should be a valid boolean, not ${describe(v)}`);
 };
 
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
+
+/** A UUID (format: uuid), as pydantic reads one. */
+export const uuid: Check = (v, path, issues) => {
+  if (typeof v !== 'string' || !UUID.test(v))
+    fail(issues, path, 'uuid_parsing', `Input should be a valid UUID, not ${describe(v)}`);
+};
+
+/** Anything at all (free-form objects' values). */
+export const anything: Check = () => undefined;
+
 /** An ISO 8601 date-time, as pydantic reads one. */
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):?(\d{2}))?$/i;
@@ -86,7 +97,8 @@ export const dateTime: Check = (v, path, issues) => {
     fail(issues, path, 'datetime_type', `Input should be a valid datetime (ISO 8601), not ${describe(v)}`);
 };
 
-const quoteList = (values: readonly string[]) =>
+/** 'a', 'b' or 'c' */
+export const quoteList = (values: readonly string[]) =>
   values.length === 1
     ? `'${values[0]}'`
     : `${values
@@ -127,7 +139,6 @@ export function nullable(check: Check): Check {
   };
 }
 
-/** Passes when any of the checks passes; otherwise reports the closest one (fewest issues). */
 /**
  * Passes when any of the checks passes. Otherwise: when every alternative refused the value itself,
  * one issue naming them all (`expected`, e.g. "a number or a boolean"); else the issues of the

@@ -1,3 +1,4 @@
+import { seededRandom } from '../../src/emulator/random.js';
 // Shared helpers for the offline-validation tests: sources built from strings or chunks, a runner that
 // checks trajectory groups the way the commands do, and a line finder used as an independent oracle
 // for the line numbers the validator should report.
@@ -48,17 +49,8 @@ export function splitEvery(text: string, size: number): string[] {
   return out;
 }
 
-/** A small deterministic PRNG (mulberry32), so that "random" chunkings are reproducible. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG (the emulator's), so that "random" chunkings are reproducible. */
+export const prng = seededRandom;
 
 /** The input cut at random places into pieces of 1..maxSize units (characters, or bytes for a Buffer). */
 export function randomPieces<T extends string | Buffer>(input: T, seed: number, maxSize: number): T[] {

@@ -3,7 +3,7 @@ import { NotFoundError } from '../../errors.js';
 import { printFields } from '../../output/table.js';
 import { confirmDestructive } from '../confirm.js';
 import { resolveModelArg } from '../models/resolve.js';
-import { parseSteps } from './steps.js';
+import { formatSteps, parseSteps } from './steps.js';
 
 export async function runDelete(ctx: Context, ref: string, opts: { steps: string }): Promise<void> {
   const { io } = ctx;
@@ -11,24 +11,36 @@ export async function runDelete(ctx: Context, ref: string, opts: { steps: string
   const model = resolveModelArg(ctx, ref);
   await confirmDestructive(
     ctx,
-    `Delete the checkpoints of steps ${steps.join(', ')} of ${model.label}?`,
+    `Delete the checkpoints of steps ${formatSteps(steps)} of ${model.label}?`,
     'delete checkpoints',
   );
-  const result = await ctx.training().deleteCheckpoints(model.id, steps);
+  const { data: result, attempts } = await ctx.training().deleteCheckpoints(model.id, steps);
   const missing = new Set(result.not_found_steps);
   if (ctx.json) io.json(result);
-  else {
+  else if (!io.quiet) {
     const deleted = steps.filter((s) => !missing.has(s));
     const list = (values: number[]) =>
-      values.length ? values.join(io.isStdoutTTY ? ', ' : ',') : io.isStdoutTTY ? 'none' : '';
-    if (!io.quiet) {
-      printFields(io, [
-        ['deleted', list(deleted)],
-        ['not found', list(result.not_found_steps)],
-      ]);
-    }
+      values.length
+        ? io.isStdoutTTY
+          ? formatSteps(values)
+          : values.join(',')
+        : io.isStdoutTTY
+          ? 'none'
+          : '';
+    printFields(io, [
+      ['deleted', list(deleted)],
+      ['not found', list(result.not_found_steps)],
+    ]);
+  }
+  // A DELETE is retried when its answer is lost: the attempt that got through may have deleted the
+  // steps that this answer calls not found.
+  if (attempts > 1 && missing.size > 0) {
+    io.warn(
+      `the request was sent ${attempts} times: steps reported as not found may have been deleted by an earlier attempt`,
+    );
+    return;
   }
   if (result.deleted_count === 0) {
-    throw new NotFoundError(`none of the steps ${steps.join(', ')} had a checkpoint in ${model.label}`);
+    throw new NotFoundError(`none of the steps ${formatSteps(steps)} had a checkpoint in ${model.label}`);
   }
 }

@@ -1,18 +1,16 @@
 // How checkpoints look in tables.
 
 import type { Checkpoint } from '../../api/types.js';
+import { UsageError } from '../../errors.js';
 import type { IO } from '../../output/io.js';
+import { formatNumber } from '../../output/numbers.js';
 import { printTable } from '../../output/table.js';
 
-function short(value: number): string {
-  return Number.isInteger(value) ? String(value) : Number(value.toPrecision(4)).toString();
-}
-
-/** "reward=0.53 loss=0.21": sorted keys, four significant digits. */
+/** "reward=0.53 loss=0.21": sorted keys, numbers as formatNumber writes them. */
 export function metricsText(metrics: Record<string, number>): string {
   return Object.keys(metrics)
     .sort()
-    .map((k) => `${k}=${short(metrics[k]!)}`)
+    .map((k) => `${k}=${formatNumber(metrics[k]!)}`)
     .join(' ');
 }
 
@@ -30,4 +28,12 @@ export function printCheckpoints(io: IO, checkpoints: readonly Checkpoint[]): vo
       value: (c) => (io.isStdoutTTY ? metricsText(c.metrics) : JSON.stringify(c.metrics)),
     },
   ]);
+}
+
+/** The usage error for a metric no checkpoint has, naming the metrics there are. */
+export function unknownMetric(checkpoints: readonly Checkpoint[], metric: string, where: string): UsageError {
+  const seen = [...new Set(checkpoints.flatMap((c) => Object.keys(c.metrics)))].sort();
+  return new UsageError(
+    `no checkpoint ${where}has the metric "${metric}"${seen.length ? `; metrics: ${seen.join(', ')}` : ''}`,
+  );
 }

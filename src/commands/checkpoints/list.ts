@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { lineChart } from '../../output/plot.js';
 import { resolveModelArg } from '../models/resolve.js';
-import { printCheckpoints } from './format.js';
+import { printCheckpoints, unknownMetric } from './format.js';
 
 export interface ListOptions {
   limit?: number;
@@ -36,10 +36,7 @@ function plot(ctx: Context, checkpoints: Checkpoint[], metric: string, label: st
     .filter((c) => typeof c.metrics[metric] === 'number')
     .map((c) => [c.step, c.metrics[metric]!] as const);
   if (points.length === 0) {
-    const seen = [...new Set(checkpoints.flatMap((c) => Object.keys(c.metrics)))].sort();
-    throw new UsageError(
-      `no checkpoint of ${label} has the metric "${metric}"${seen.length ? `; metrics: ${seen.join(', ')}` : ''}`,
-    );
+    throw unknownMetric(checkpoints, metric, `of ${label} `);
   }
   const { io } = ctx;
   io.out(`${metric} over ${points.length} checkpoint${points.length === 1 ? '' : 's'} of ${label}`);

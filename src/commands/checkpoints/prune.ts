@@ -7,7 +7,9 @@ import { UsageError } from '../../errors.js';
 import { printTable } from '../../output/table.js';
 import { confirmDestructive } from '../confirm.js';
 import { resolveModelArg } from '../models/resolve.js';
+import { unknownMetric } from './format.js';
 import { fetchAllCheckpoints } from './list.js';
+import { formatSteps } from './steps.js';
 
 export interface PruneOptions {
   keepLast?: number;
@@ -55,10 +57,7 @@ export function planPrune(checkpoints: readonly Checkpoint[], options: PruneOpti
         best = { metric, lowest, step: c.step, value };
     }
     if (!best) {
-      const seen = [...new Set(steps.flatMap((c) => Object.keys(c.metrics)))].sort();
-      throw new UsageError(
-        `no checkpoint has the metric "${metric}"${seen.length ? `; metrics: ${seen.join(', ')}` : ''}`,
-      );
+      throw unknownMetric(steps, metric, '');
     }
     keep(best.step, `best ${metric} (${lowest ? 'lowest' : 'highest'})`);
   }
@@ -107,12 +106,12 @@ export async function runPrune(ctx: Context, ref: string, options: PruneOptions)
   }
   await confirmDestructive(
     ctx,
-    `Delete ${plan.delete.length} of ${checkpoints.length} checkpoints of ${model.label}, keeping steps ${plan.keep.join(', ')}?`,
+    `Delete ${plan.delete.length} of ${checkpoints.length} checkpoints of ${model.label}, keeping steps ${formatSteps(plan.keep)}?`,
     'delete checkpoints',
   );
-  const result = await ctx.training().deleteCheckpoints(model.id, plan.delete);
+  const { data: result } = await ctx.training().deleteCheckpoints(model.id, plan.delete);
   if (ctx.json) return io.json({ ...summary, dry_run: false, deleted: result });
   io.info(
-    `Deleted ${result.deleted_count} checkpoints of ${model.label}${result.not_found_steps.length ? ` (${result.not_found_steps.length} were already gone)` : ''}; kept steps ${plan.keep.join(', ')}`,
+    `Deleted ${result.deleted_count} checkpoints of ${model.label}${result.not_found_steps.length ? ` (${result.not_found_steps.length} were already gone)` : ''}; kept steps ${formatSteps(plan.keep)}`,
   );
 }

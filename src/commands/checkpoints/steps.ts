@@ -21,3 +21,16 @@ export function parseSteps(text: string): number[] {
   }
   return [...steps].sort((a, b) => a - b);
 }
+
+/** Sorted steps as short text: [1, 2, 3, 7, 9, 10] → "1-3, 7, 9-10". */
+export function formatSteps(steps: readonly number[]): string {
+  const sorted = [...new Set(steps)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    parts.push(j > i ? `${sorted[i]}-${sorted[j]}` : `${sorted[i]}`);
+    i = j + 1;
+  }
+  return parts.join(', ');
+}

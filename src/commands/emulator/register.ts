@@ -14,10 +14,18 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+function parseWhole(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 3_600_000)
+    throw new InvalidArgumentError('expected a whole number');
+  return Number(value);
+}
+
 export interface EmulatorStartOptions {
   port: number;
   apiKey?: string[];
   detach?: boolean;
+  stepMs?: number;
+  seed?: number;
 }
 
 export function registerEmulator(program: Command, ctx: Context): void {
@@ -30,6 +38,8 @@ export function registerEmulator(program: Command, ctx: Context): void {
       'a key the emulator accepts (repeatable; default: the local profile key)',
       collect,
     )
+    .option('--step-ms <ms>', 'time per step of an emulated training job (default 300)', parseWhole)
+    .option('--seed <n>', 'seed of job ids and metrics: the same seed, the same jobs (default 0)', parseWhole)
     .option('--detach', 'run in the background; stop it with `aip emulator stop`')
     .action(async (opts: EmulatorStartOptions) => {
       const { runEmulator } = await import('./start.js');
@@ -39,6 +49,7 @@ export function registerEmulator(program: Command, ctx: Context): void {
     'aip emulator                      # foreground, Ctrl-C stops it',
     'aip emulator --detach && aip --profile local health',
     'aip emulator --port 0 --detach --json',
+    'aip emulator --step-ms 20          # jobs that finish in a blink',
   ]);
 
   const stop = emulator

@@ -24,10 +24,17 @@ function apiKeys(ctx: Context, opts: EmulatorStartOptions): string[] {
   return fromEnv?.length ? fromEnv : [EMULATOR_DEFAULT_KEY];
 }
 
-async function listen(ctx: Context, port: number, keys: string[]): Promise<RunningEmulator> {
+async function listen(ctx: Context, opts: EmulatorStartOptions, keys: string[]): Promise<RunningEmulator> {
   const { io } = ctx;
+  const { port } = opts;
   try {
-    return await startEmulator({ port, apiKeys: keys, log: io.quiet ? undefined : (line) => io.err(line) });
+    return await startEmulator({
+      port,
+      apiKeys: keys,
+      stepMs: opts.stepMs,
+      seed: opts.seed,
+      log: io.quiet ? undefined : (line) => io.err(line),
+    });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new CliError(
@@ -58,7 +65,7 @@ function printBanner(ctx: Context, emu: RunningEmulator, keys: string[]): void {
 
 async function runForeground(ctx: Context, opts: EmulatorStartOptions): Promise<void> {
   const keys = apiKeys(ctx, opts);
-  const emu = await listen(ctx, opts.port, keys);
+  const emu = await listen(ctx, opts, keys);
   if (ctx.env[NOTIFY_ENV] === '1' && process.send) {
     process.send({ type: 'ready', port: emu.port, origin: emu.origin });
   } else {
@@ -91,6 +98,8 @@ async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<vo
   mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   const log = openSync(files.log, 'a', 0o600);
   const args = [join(packageRoot(), 'bin', 'aip.js'), 'emulator', '--port', String(opts.port), '--no-color'];
+  if (opts.stepMs !== undefined) args.push('--step-ms', String(opts.stepMs));
+  if (opts.seed !== undefined) args.push('--seed', String(opts.seed));
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', log, log, 'ipc'],

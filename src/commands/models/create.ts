@@ -5,7 +5,7 @@ import type { ModelResponse } from '../../api/types.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors.js';
 import { printFields } from '../../output/table.js';
-import { fullName, rememberModel } from '../../registry/models.js';
+import { fullName, readModelRegistry, rememberModel } from '../../registry/models.js';
 import { modelRegistryFile } from './resolve.js';
 
 export function printModel(ctx: Context, model: ModelResponse): void {
@@ -32,6 +32,10 @@ export async function runCreate(
     );
   }
   const [entity, projectName] = project.split('/') as [string, string];
+  // The registry must be readable before the model exists: a create that succeeded must not be
+  // reported as a failure because it could not be remembered.
+  const registry = modelRegistryFile(ctx);
+  readModelRegistry(registry);
   let model: ModelResponse;
   try {
     model = await ctx.training().createModel({
@@ -46,14 +50,20 @@ export async function runCreate(
       error.hint = 'pass --return-existing to get the existing model';
     throw error;
   }
-  await rememberModel(modelRegistryFile(ctx), {
-    id: model.id,
-    entity: model.entity,
-    project: model.project,
-    name: model.name,
-    base_model: model.base_model,
-    base_url: ctx.serviceUrl('training'),
-    created_at: new Date().toISOString(),
-  });
   printModel(ctx, model);
+  try {
+    await rememberModel(registry, {
+      id: model.id,
+      entity: model.entity,
+      project: model.project,
+      name: model.name,
+      base_model: model.base_model,
+      base_url: ctx.serviceUrl('training'),
+      created_at: new Date().toISOString(),
+    });
+  } catch (error) {
+    ctx.io.warn(
+      `the model was created, but could not be remembered by name (${(error as Error).message}); use its id`,
+    );
+  }
 }

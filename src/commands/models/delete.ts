@@ -15,17 +15,24 @@ export async function runDelete(ctx: Context, ref: string): Promise<void> {
   );
   const registry = modelRegistryFile(ctx);
   const baseUrl = ctx.serviceUrl('training');
-  let result: DeleteModelResponse;
+  let result: DeleteModelResponse | undefined;
   try {
-    result = await ctx.training().deleteModel(model.id);
+    result = (await ctx.training().deleteModel(model.id)).data;
   } catch (error) {
-    // Gone already: nothing left to remember it by.
-    if (error instanceof ApiError && error.status === 404) await forgetModel(registry, model.id, baseUrl);
-    throw error;
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
+    // Gone: nothing left to remember it by. If this answer came to a retry, the attempt whose answer
+    // was lost is what deleted it, and the delete succeeded.
+    await forgetModel(registry, model.id, baseUrl);
+    if (error.attempts === 1) throw error;
+    io.warn(
+      `the request was sent ${error.attempts} times and the model is gone: an earlier attempt deleted it`,
+    );
   }
   await forgetModel(registry, model.id, baseUrl);
-  if (ctx.json) return io.json(result);
-  if (io.quiet) return io.out(result.model_id);
+  if (ctx.json)
+    return io.json(result ?? { model_id: model.id, deleted_checkpoints: null, deleted_run: null });
+  if (io.quiet) return io.out(model.id);
+  if (!result) return io.info(`Deleted model ${model.label}`);
   io.info(
     `Deleted model ${model.label}: ${result.deleted_checkpoints} checkpoint${result.deleted_checkpoints === 1 ? '' : 's'}${result.deleted_run ? ', and its run' : ''}`,
   );

@@ -5,6 +5,7 @@ import { isObject } from '../../json.js';
 import { FaultSpecError, type FaultStore } from '../faults.js';
 import type { RequestLog } from '../recorder.js';
 import { COMPONENTS } from '../state.js';
+import { jobResponse } from './jobs.js';
 import type { EmulatorRouter } from './types.js';
 
 export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore, log: RequestLog): void {
@@ -91,8 +92,34 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
             (_, i) => last + 1 + i,
           );
       const metrics = isObject(body.metrics) ? (body.metrics as Record<string, number>) : undefined;
-      for (const step of steps) store.addCheckpoint(model.id, step, metrics);
+      store.addCheckpoints(model.id, steps, metrics);
       x.send(200, { added: steps.length, checkpoints: store.checkpointsOf(model.id).length });
+    },
+  });
+
+  // How the next jobs go: {"steps": 300} for a long job, {"fail_at_step": 2, "error_message": "…"} for
+  // one that fails part-way; "times" (default 1) jobs use the plan. {"step_ms": 5} changes the pace.
+  router.add('POST', '/_emulator/job-plans', {
+    run: (x) => {
+      const body = x.json() as Record<string, unknown>;
+      const whole = (v: unknown, min: number) =>
+        Number.isInteger(v) && (v as number) >= min ? (v as number) : undefined;
+      const jobs = x.state.jobs;
+      if (body.step_ms !== undefined) {
+        const stepMs = whole(body.step_ms, 0);
+        if (stepMs === undefined)
+          return x.invalid([{ type: 'value_error', loc: ['body', 'step_ms'], msg: 'a whole number of ms' }]);
+        jobs.stepMs = stepMs;
+      }
+      if (body.steps !== undefined || body.fail_at_step !== undefined) {
+        jobs.plans.push({
+          steps: whole(body.steps, 1),
+          fail_at_step: whole(body.fail_at_step, 1),
+          error_message: typeof body.error_message === 'string' ? body.error_message : undefined,
+          remaining: whole(body.times, 1) ?? 1,
+        });
+      }
+      x.send(200, { step_ms: jobs.stepMs, plans: jobs.plans });
     },
   });
 
@@ -107,6 +134,11 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
           checkpoints: store.checkpointsOf(m.id).length,
         })),
         logs: store.logs.length,
+        jobs: [...x.state.jobs.jobs.values()].map((j) => ({
+          ...jobResponse(j),
+          events: j.events.length,
+          steps: j.steps,
+        })),
       });
     },
   });

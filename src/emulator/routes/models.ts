@@ -1,6 +1,7 @@
 // Training API routes for models, checkpoints and logged trajectories (api-contract.md §2.3).
 
 import { randomUUID } from 'node:crypto';
+import type { ModelCreate } from '../../api/types.js';
 import { arr, bool, int, nullable, obj, str } from '../../validate/schema.js';
 import { trajectoryGroup } from '../../validate/trajectory.js';
 import type { Exchange } from '../exchange.js';
@@ -15,14 +16,6 @@ const modelCreate = obj(
 );
 const deleteCheckpoints = obj({ steps: arr(int) });
 const logRequest = obj({ split: str, trajectory_groups: arr(trajectoryGroup) });
-
-interface ModelCreateBody {
-  entity?: string | null;
-  project: string;
-  name: string;
-  base_model: string;
-  return_existing?: boolean;
-}
 
 function modelResponse(m: EmulatedModel) {
   return {
@@ -61,7 +54,7 @@ export function registerModelRoutes(router: EmulatorRouter): void {
 
   router.add('POST', '/training/v1/preview/models', {
     run: (x) => {
-      const body = validBody<ModelCreateBody>(x, modelCreate);
+      const body = validBody<ModelCreate>(x, modelCreate);
       if (!body) return;
       if (!(TRAINABLE_BASE_MODELS as readonly string[]).includes(body.base_model)) {
         return x.invalid([

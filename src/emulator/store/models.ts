@@ -71,15 +71,14 @@ export class ModelStore {
     return this.checkpoints.get(id) ?? [];
   }
 
-  /** Adds (or replaces) the checkpoint of a step; metrics default to the emulator's curve. */
-  addCheckpoint(id: string, step: number, metrics?: Record<string, number>): EmulatedCheckpoint {
-    const list = this.checkpoints.get(id) ?? [];
-    const checkpoint = { id: randomUUID(), step, metrics: metrics ?? metricsAt(step, id) };
-    const kept = list.filter((c) => c.step !== step);
-    kept.push(checkpoint);
+  /** Adds (or replaces) the checkpoints of these steps; metrics default to the emulator's curve. */
+  addCheckpoints(id: string, steps: readonly number[], metrics?: Record<string, number>): void {
+    const replaced = new Set(steps);
+    const kept = (this.checkpoints.get(id) ?? []).filter((c) => !replaced.has(c.step));
+    for (const step of replaced)
+      kept.push({ id: randomUUID(), step, metrics: metrics ?? metricsAt(step, id) });
     kept.sort((a, b) => a.step - b.step);
     this.checkpoints.set(id, kept);
-    return checkpoint;
   }
 
   /** Deletes the checkpoints of these steps; the steps that had none. */

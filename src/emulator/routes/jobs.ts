@@ -1,0 +1,131 @@
+// Training API routes for jobs (api-contract.md §2.3, §2.4): create RL and SFT jobs, read a job, and
+// page through its events, oldest first.
+
+import { createSftTrainingJob, createTrainingJob } from '../../validate/jobs-schema.js';
+import type { Exchange } from '../exchange.js';
+import type { EmulatedJob, JobKind } from '../store/jobs.js';
+import { QueryReader, validBody } from '../validation.js';
+import type { EmulatorRouter } from './types.js';
+
+interface RlBody {
+  model_id: string;
+  trajectory_groups: Array<{ trajectories: unknown[] }>;
+  experimental_config?: { learning_rate?: number | null } | null;
+}
+
+interface SftBody {
+  model_id: string;
+  training_data_url: string;
+  config?: { learning_rate?: number | number[] | null } | null;
+}
+
+const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+
+/** The documented answer is only {id}; the fields beyond it are what live services are seen to add. */
+export function jobResponse(job: EmulatedJob) {
+  return {
+    id: job.id,
+    status: job.status,
+    kind: job.kind,
+    model_id: job.model_id,
+    created_at: iso(job.createdAt),
+    training_start: iso(job.startedAt),
+    training_end: iso(job.endedAt),
+    error_message: job.status === 'failed' ? (job.events.at(-1)?.data.error_message ?? null) : null,
+  };
+}
+
+function create(
+  x: Exchange,
+  kind: JobKind,
+  fields: { model_id: string; groups: number; trajectories: number; learningRate: number },
+) {
+  // FastAPI validates the body first; the model is looked up after (404).
+  const model =
+    x.state.models.models.get(fields.model_id.toLowerCase()) ?? x.state.models.models.get(fields.model_id);
+  if (!model) return x.error(404, `Model ${fields.model_id} not found`);
+  const job = x.state.jobs.create({ kind, ...fields, model_id: model.id }, Date.now());
+  x.send(200, jobResponse(job));
+}
+
+function jobOf(x: Exchange): EmulatedJob | undefined {
+  const job = x.state.jobs.jobs.get(x.params.training_job_id!);
+  if (!job) x.error(404, `Training job ${x.params.training_job_id} not found`);
+  return job;
+}
+
+export function registerJobRoutes(router: EmulatorRouter): void {
+  router.add('POST', '/training/v1/preview/training-jobs', {
+    run: (x) => {
+      const body = validBody<RlBody>(x, createTrainingJob);
+      if (!body) return;
+      create(x, 'rl', {
+        model_id: body.model_id,
+        groups: body.trajectory_groups.length,
+        trajectories: body.trajectory_groups.reduce((n, g) => n + g.trajectories.length, 0),
+        learningRate: body.experimental_config?.learning_rate ?? 5e-6,
+      });
+    },
+  });
+
+  router.add('POST', '/training/v1/preview/sft-training-jobs', {
+    run: (x) => {
+      const body = validBody<SftBody>(x, createSftTrainingJob);
+      if (!body) return;
+      // The data is an artifact the emulator cannot fetch; a URL of another scheme cannot resolve.
+      if (!body.training_data_url.startsWith('wandb-artifact:///')) {
+        return x.error(
+          400,
+          `Could not resolve training data ${body.training_data_url}: expected wandb-artifact:///entity/project/name:version`,
+        );
+      }
+      const rate = body.config?.learning_rate;
+      create(x, 'sft', {
+        model_id: body.model_id,
+        groups: 0,
+        trajectories: 64,
+        learningRate: (Array.isArray(rate) ? rate[0] : rate) ?? 5e-5,
+      });
+    },
+  });
+
+  router.add('GET', '/training/v1/preview/training-jobs/:training_job_id', {
+    run: (x) => {
+      const job = jobOf(x);
+      if (job) x.send(200, jobResponse(job));
+    },
+  });
+
+  router.add('GET', '/training/v1/preview/training-jobs/:training_job_id/events', {
+    run: (x) => {
+      const query = new QueryReader(x);
+      const limit = query.int('limit', { min: 1, max: 100, fallback: 20 });
+      const after = query.string('after');
+      if (query.answer()) return;
+      const job = jobOf(x);
+      if (!job) return;
+      let start = 0;
+      if (after !== undefined) {
+        const index = job.events.findIndex((e) => e.id === after);
+        if (index === -1) {
+          return x.invalid([
+            {
+              type: 'value_error',
+              loc: ['query', 'after'],
+              msg: `Value error, no event ${after} in this job`,
+            },
+          ]);
+        }
+        start = index + 1;
+      }
+      const data = job.events.slice(start, start + limit);
+      x.send(200, {
+        object: 'list',
+        data,
+        first_id: data[0]?.id ?? '',
+        last_id: data.at(-1)?.id ?? '',
+        has_more: start + limit < job.events.length,
+      });
+    },
+  });
+}
