@@ -22,8 +22,11 @@ export interface Deps {
   env: Env;
   io: IO;
   transport: Transport;
-  sleep: (ms: number) => Promise<void>;
+  /** Resolves after `ms`, or as soon as `signal` aborts. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
+  /** Where SIGINT comes from (the process; tests pass their own emitter). */
+  signals: NodeJS.EventEmitter;
 }
 
 export const DEFAULT_TIMEOUT_SECONDS = 60;
@@ -131,6 +134,17 @@ export class Context {
         if (!this.io.quiet) this.io.warn(notice);
       },
     });
+  }
+
+  /**
+   * An AbortSignal that fires on Ctrl-C, for commands that wait and must stop cleanly (say how to
+   * resume, exit 130) instead of being killed. `release` gives SIGINT back to its default.
+   */
+  interruptible(): { signal: AbortSignal; release: () => void } {
+    const controller = new AbortController();
+    const onInterrupt = () => controller.abort();
+    this.deps.signals.once('SIGINT', onInterrupt);
+    return { signal: controller.signal, release: () => this.deps.signals.off('SIGINT', onInterrupt) };
   }
 
   training(options: { auth: AuthMode } = { auth: 'required' }): TrainingClient {

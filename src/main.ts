@@ -31,8 +31,17 @@ function report(error: unknown, io: IO, debug: boolean): number {
   return exitCodeFor(error);
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 export async function main(argv: string[], overrides: Partial<Deps> = {}): Promise<number> {
@@ -43,6 +52,7 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
     transport: overrides.transport ?? nodeTransport,
     sleep: overrides.sleep ?? sleep,
     random: overrides.random ?? Math.random,
+    signals: overrides.signals ?? process,
   };
   const ctx = new Context(deps);
   try {

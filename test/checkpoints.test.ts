@@ -60,7 +60,7 @@ describe('aip checkpoints list', () => {
     expect(r.stderr).toBe(`More checkpoints: aip checkpoints list agent --after ${lastId} (or --all)\n`);
   });
 
-  it('prints TSV with metrics as JSON when piped, the page object with --json, ids with -q', async () => {
+  it('prints TSV with metrics as JSON when piped, the checkpoints as an array with --json, ids with -q', async () => {
     await seed(2, { reward: 0.5 });
     const piped = await runCli(['checkpoints', 'list', 'agent'], { env });
     const rows = piped.stdout
@@ -74,13 +74,7 @@ describe('aip checkpoints list', () => {
     ]);
     expect(piped.stderr).toBe('');
     const page = JSON.parse((await runCli(['checkpoints', 'list', 'agent', '--json'], { env })).stdout);
-    expect(page).toMatchObject({
-      object: 'list',
-      has_more: false,
-      first_id: rows[0]![1],
-      last_id: rows[2]![1],
-    });
-    expect(page.data).toHaveLength(3);
+    expect(page.map((c: { id: string }) => c.id)).toEqual(rows.map((r) => r[1]));
     const quiet = await runCli(['checkpoints', 'list', 'agent', '-q'], { env });
     expect(quiet.stdout).toBe(`${rows.map((r) => r[1]).join('\n')}\n`);
   });
@@ -104,7 +98,7 @@ describe('aip checkpoints list', () => {
       (await runCli(['checkpoints', 'list', 'agent', '--order', 'desc', '--limit', '4', '--json'], { env }))
         .stdout,
     );
-    expect(first.data.map((c: { step: number }) => c.step)).toEqual([10, 9, 8, 7]);
+    expect(first.map((c: { step: number }) => c.step)).toEqual([10, 9, 8, 7]);
     const next = JSON.parse(
       (
         await runCli(
@@ -117,14 +111,14 @@ describe('aip checkpoints list', () => {
             '--limit',
             '4',
             '--after',
-            first.last_id,
+            first.at(-1).id,
             '--json',
           ],
           { env },
         )
       ).stdout,
     );
-    expect(next.data.map((c: { step: number }) => c.step)).toEqual([6, 5, 4, 3]);
+    expect(next.map((c: { step: number }) => c.step)).toEqual([6, 5, 4, 3]);
   });
 
   it('checks its own flags before sending (exit 2)', async () => {

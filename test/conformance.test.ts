@@ -46,11 +46,11 @@ describe.runIf(contractPresent)('requests against training-openapi.json', () => 
     ).toEqual(['query.limit: must be <= 100', 'query.sort: not a parameter of the operation']);
   });
 
-  it('holds for every Training API request of models, checkpoints and log', async () => {
+  it('holds for every Training API request: models, checkpoints, log, RL and SFT jobs, events', async () => {
     await emu.reset();
     const env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' };
     const run = async (args: string[], stdin?: string) => {
-      const r = await runCli(args, { env, stdin });
+      const r = await runCli(args, { env, stdin, sleepCap: 5 });
       expect([args.join(' '), r.code, r.stderr]).toEqual([args.join(' '), 0, expect.any(String)]);
       return r.stdout.trim();
     };
@@ -65,7 +65,7 @@ describe.runIf(contractPresent)('requests against training-openapi.json', () => 
       'list',
       'conform',
       '--after',
-      JSON.parse(await run(['checkpoints', 'list', 'conform', '--json'])).last_id,
+      JSON.parse(await run(['checkpoints', 'list', 'conform', '--json'])).at(-1).id,
     ]);
     await run(['checkpoints', 'delete', 'conform', '--steps', '1-3', '--yes']);
     await run(['checkpoints', 'prune', 'conform', '--keep-last', '5', '--keep-best', 'reward', '--yes']);
@@ -94,6 +94,60 @@ describe.runIf(contractPresent)('requests against training-openapi.json', () => 
     };
     writeFileSync(file, `${JSON.stringify({ trajectories: [trajectory, { reward: 0 }] })}\n`);
     await run(['models', 'log', 'conform', '--split', 'train', '--file', file]);
+    await run([
+      'jobs',
+      'create',
+      'rl',
+      '--model',
+      'conform',
+      '--file',
+      file,
+      '--learning-rate',
+      '1e-5',
+      '--loss-fn',
+      'cispo',
+      '--allow-training-without-logprobs',
+      '--config',
+      '{"importance_sampling_level": "sequence", "kl_penalty_reference_step": 0}',
+      '--wait',
+      '--interval',
+      '0.01',
+    ]);
+    const sft = join(env.AIP_CONFIG_DIR, 'train.jsonl');
+    writeFileSync(
+      sft,
+      `${JSON.stringify({
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+        ],
+      })}\n`,
+    );
+    const sftJob = await run([
+      'jobs',
+      'create',
+      'sft',
+      '--model',
+      'conform',
+      '--data-url',
+      'wandb-artifact:///local/demo/train:v0',
+      '--file',
+      sft,
+      '--batch-size',
+      'auto',
+      '--learning-rate',
+      '1e-5,2e-5',
+      '--assistant-turns',
+      'all',
+      '--config',
+      '{"metric_logging": {"enabled": true}}',
+      '--experimental-config',
+      '{"seed": 1}',
+      '-q',
+    ]);
+    await run(['jobs', 'get', sftJob]);
+    await run(['events', sftJob, '--follow', '--interval', '0.01']);
+    await run(['events', sftJob, '--limit', '3']);
     await run(['models', 'delete', 'conform', '--yes']);
 
     const contract = loadContract();
@@ -103,8 +157,12 @@ describe.runIf(contractPresent)('requests against training-openapi.json', () => 
       'DELETE /v1/preview/models/{model_id}',
       'DELETE /v1/preview/models/{model_id}/checkpoints',
       'GET /v1/preview/models/{model_id}/checkpoints',
+      'GET /v1/preview/training-jobs/{training_job_id}',
+      'GET /v1/preview/training-jobs/{training_job_id}/events',
       'POST /v1/preview/models',
       'POST /v1/preview/models/{model_id}/log',
+      'POST /v1/preview/sft-training-jobs',
+      'POST /v1/preview/training-jobs',
     ]);
     for (const record of records)
       expect([record.method, record.path, contract.check(record)]).toEqual([record.method, record.path, []]);

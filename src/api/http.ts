@@ -35,6 +35,15 @@ export interface RequestOptions {
   /** Statuses handed back as answers instead of errors; they are never retried. Default: 2xx. */
   accept?: (status: number) => boolean;
   signal?: AbortSignal;
+  /** Overrides the client's per-attempt timeout (a wait with a deadline shortens it). */
+  timeoutMs?: number;
+}
+
+export interface PreparedRequest {
+  method: Method;
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
 }
 
 export interface HttpResponse<T> {
@@ -92,10 +101,9 @@ export class HttpClient {
     return this.options.baseUrl;
   }
 
-  async request<T>(req: RequestOptions): Promise<HttpResponse<T>> {
+  /** Exactly what request() would send for `req` (the key included: redact before showing it). */
+  prepare(req: RequestOptions): PreparedRequest {
     const o = this.options;
-    const url = joinUrl(o.baseUrl, req.path, req.query);
-    const accept = req.accept ?? ((s: number) => s >= 200 && s < 300);
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': o.userAgent };
     if (req.auth !== false && o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
     let body: string | undefined;
@@ -103,11 +111,19 @@ export class HttpClient {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(req.body);
     }
+    return { method: req.method, url: joinUrl(o.baseUrl, req.path, req.query), headers, body };
+  }
+
+  async request<T>(req: RequestOptions): Promise<HttpResponse<T>> {
+    const o = this.options;
+    const { url, headers, body } = this.prepare(req);
+    const accept = req.accept ?? ((s: number) => s >= 200 && s < 300);
     const where = `${req.method} ${new URL(url).pathname}`;
 
     for (let retry = 0; ; retry++) {
       const canRetry = retry < o.maxRetries;
-      const timeout = AbortSignal.timeout(o.timeoutMs);
+      const timeoutMs = req.timeoutMs ?? o.timeoutMs;
+      const timeout = AbortSignal.timeout(timeoutMs);
       const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
       let response: TransportResponse;
       try {
@@ -115,7 +131,7 @@ export class HttpClient {
       } catch (error) {
         // Our own refusals (a key bound for plain http) and the caller's abort are not network trouble.
         if (req.signal?.aborted || error instanceof CliError) throw error;
-        const failure = describeFailure(error, o.timeoutMs);
+        const failure = describeFailure(error, timeoutMs);
         const retryable = isIdempotent(req.method) || !failure.mayHaveReachedServer;
         if (retryable && canRetry) {
           await this.pause(backoffDelay(retry, o.random), failure.message, where, retry);

@@ -1,11 +1,15 @@
 // The Training API (product.md §1, api-contract.md §2), one method per operation a command uses.
 // Paths are relative to the base URL, which ends in /v1; ids go through p`` so they stay one segment.
 
-import type { HttpClient, HttpResponse } from './http.js';
+import type { HttpClient, HttpResponse, RequestOptions } from './http.js';
 import type {
   Checkpoint,
+  CreateRlJob,
+  CreateSftJob,
   DeleteCheckpointsResponse,
   DeleteModelResponse,
+  JobEvent,
+  JobResponse,
   LogRequest,
   ModelCreate,
   ModelResponse,
@@ -63,5 +67,38 @@ export class TrainingClient {
   /** Not retried: the server computes and logs metrics for each call. */
   async logTrajectories(id: string, body: LogRequest): Promise<unknown> {
     return (await this.http.request({ method: 'POST', path: p`/preview/models/${id}/log`, body })).data;
+  }
+
+  /** Creates: never retried once they may have reached the server, so never two jobs. */
+  createRlJob(body: CreateRlJob): RequestOptions {
+    return { method: 'POST', path: '/preview/training-jobs', body };
+  }
+
+  createSftJob(body: CreateSftJob): RequestOptions {
+    return { method: 'POST', path: '/preview/sft-training-jobs', body };
+  }
+
+  async send<T>(request: RequestOptions): Promise<T> {
+    return (await this.http.request<T>(request)).data;
+  }
+
+  async getJob(id: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<JobResponse> {
+    return (
+      await this.http.request<JobResponse>({
+        method: 'GET',
+        path: p`/preview/training-jobs/${id}`,
+        ...options,
+      })
+    ).data;
+  }
+
+  async listEvents(
+    id: string,
+    query: { after?: string; limit?: number } = {},
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<Page<JobEvent>> {
+    const path = p`/preview/training-jobs/${id}/events`;
+    return (await this.http.request<Page<JobEvent>>({ method: 'GET', path, query: { ...query }, ...options }))
+      .data;
   }
 }

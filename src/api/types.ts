@@ -49,3 +49,38 @@ export interface LogRequest {
 }
 
 export type SortOrder = 'asc' | 'desc';
+
+export type JobKind = 'rl' | 'sft';
+
+/** Documented as {id} only; live services add status and timestamps, which aip treats as optional. */
+export interface JobResponse {
+  id: string;
+  status?: string;
+  kind?: string;
+  model_id?: string;
+  created_at?: string;
+  training_start?: string | null;
+  training_end?: string | null;
+  error_message?: string | null;
+}
+
+export type JobEventType = 'training_started' | 'gradient_step' | 'training_ended' | 'training_failed';
+
+export interface JobEvent {
+  id: string;
+  type: JobEventType | string;
+  data: Record<string, unknown>;
+}
+
+export interface CreateRlJob {
+  model_id: string;
+  trajectory_groups: unknown[];
+  experimental_config?: Record<string, unknown> | null;
+}
+
+export interface CreateSftJob {
+  model_id: string;
+  training_data_url: string;
+  config?: Record<string, unknown> | null;
+  experimental_config?: Record<string, unknown> | null;
+}

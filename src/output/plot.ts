@@ -61,3 +61,16 @@ export function lineChart(points: ReadonlyArray<readonly [number, number]>, opti
   lines.push(`${' '.repeat(labelWidth + 2)}${first}${last.padStart(Math.max(1, cols - first.length))}`);
   return lines;
 }
+
+const BARS = '▁▂▃▄▅▆▇█';
+
+/** A one-line chart of the last `width` values. */
+export function sparkline(values: readonly number[], width = 40): string {
+  const shown = values.slice(-width);
+  if (shown.length === 0) return '';
+  const min = Math.min(...shown);
+  const max = Math.max(...shown);
+  return shown
+    .map((v) => BARS[max === min ? 3 : Math.round(((v - min) / (max - min)) * (BARS.length - 1))])
+    .join('');
+}

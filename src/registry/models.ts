@@ -2,10 +2,9 @@
 // instead of a UUID. The API has no way to list models, so this is the only memory of them. Entries
 // are per base URL: a name made against the emulator never resolves to a production model.
 
-import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { isObject } from '../json.js';
 import { updateJsonFile } from '../settings/json-store.js';
+import { hasStrings, readEntries } from './file.js';
 
 export interface RegisteredModel {
   id: string;
@@ -22,39 +21,22 @@ export interface ModelRegistry {
 }
 
 function isEntry(value: unknown): value is RegisteredModel {
-  return (
-    isObject(value) &&
-    ['id', 'entity', 'project', 'name', 'base_model', 'base_url'].every((k) => typeof value[k] === 'string')
-  );
+  return hasStrings(value, ['id', 'entity', 'project', 'name', 'base_model', 'base_url']);
 }
 
 export function readModelRegistry(file: string): ModelRegistry {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { models: [] };
-    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new UsageError(
-      `${file} is not valid JSON: fix it by hand or delete it (it only remembers model names)`,
-    );
-  }
-  if (!isObject(parsed) || !Array.isArray(parsed.models) || !parsed.models.every(isEntry)) {
-    throw new UsageError(
-      `${file} is not a model registry: fix it by hand or delete it (it only remembers model names)`,
-    );
-  }
-  return { models: parsed.models };
+  return { models: readEntries(file, 'models', isEntry, 'model names') };
 }
 
+/**
+ * Remembers a model. A name is unique within its project, so an older entry of the same full name
+ * (say, from an emulator that has since restarted) is replaced, as is one of the same id.
+ */
 export function rememberModel(file: string, model: RegisteredModel): Promise<boolean> {
   return updateJsonFile(file, readModelRegistry, (data) => {
-    data.models = data.models.filter((m) => !(m.id === model.id && m.base_url === model.base_url));
+    data.models = data.models.filter(
+      (m) => !(m.base_url === model.base_url && (m.id === model.id || fullName(m) === fullName(model))),
+    );
     data.models.push(model);
   });
 }

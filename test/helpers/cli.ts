@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 // Runs the CLI in-process through main(), with its own IO, environment and config directory. The
 // environment is not inherited: nothing from the developer's shell (a WANDB_API_KEY, say) leaks in.
 // `sleep` is recorded instead of waited, so retry delays are asserted without slowing the suite.
@@ -12,6 +13,10 @@ import { type FakeIOOptions, fakeIO } from './io.js';
 export interface RunOptions extends FakeIOOptions {
   /** Actually wait in sleep() instead of recording the delay. */
   realSleep?: boolean;
+  /** Actually wait, but at most this many ms per sleep (polling loops without slowing the suite). */
+  sleepCap?: number;
+  /** Stands in for the process's signals: emit 'SIGINT' on it to press Ctrl-C. */
+  signals?: NodeJS.EventEmitter;
   transport?: Transport;
 }
 
@@ -36,10 +41,24 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
     io,
     transport: options.transport,
     random: () => 0.5,
-    sleep: async (ms) => {
+    sleep: async (ms, signal) => {
       sleeps.push(ms);
-      if (options.realSleep) await new Promise((r) => setTimeout(r, ms));
+      const wait = options.realSleep
+        ? ms
+        : options.sleepCap !== undefined
+          ? Math.min(ms, options.sleepCap)
+          : 0;
+      if (wait > 0 && !signal?.aborted) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, wait);
+          signal?.addEventListener('abort', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
     },
+    signals: options.signals ?? new EventEmitter(),
   });
   return { code, stdout: stdout.text, stderr: stderr.text, sleeps };
 }

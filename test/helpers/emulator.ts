@@ -16,8 +16,16 @@ export interface TestEmulator extends RunningEmulator {
   control(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
 }
 
-export async function startTestEmulator(): Promise<TestEmulator> {
-  const emu = await startEmulator({ port: 0, apiKeys: [TEST_KEY] });
+/** Jobs step every 2 ms unless a test asks otherwise: fast, and still a schedule. */
+export async function startTestEmulator(
+  options: { stepMs?: number; seed?: number } = {},
+): Promise<TestEmulator> {
+  const emu = await startEmulator({
+    port: 0,
+    apiKeys: [TEST_KEY],
+    stepMs: options.stepMs ?? 2,
+    seed: options.seed,
+  });
   const control = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${emu.origin}/_emulator${path}`, {
       method,

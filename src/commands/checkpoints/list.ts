@@ -57,8 +57,8 @@ export async function runList(ctx: Context, ref: string, options: ListOptions): 
   const page = await ctx
     .training()
     .listCheckpoints(model.id, { after: options.after, limit: options.limit, order: options.order });
-  if (ctx.json) return io.json(page);
-  printCheckpoints(io, page.data);
+  if (ctx.json) io.json(page.data);
+  else printCheckpoints(io, page.data);
   if (page.has_more && page.last_id) {
     io.info(
       `More checkpoints: aip checkpoints list ${ref} --after ${page.last_id}${options.order ? ` --order ${options.order}` : ''} (or --all)`,

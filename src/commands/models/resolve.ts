@@ -1,12 +1,11 @@
 // Turning the <model> argument of a command into a model id (see registry/models.ts).
 
-import { join } from 'node:path';
 import type { Context } from '../../context.js';
+import { registryFile } from '../../registry/file.js';
 import { fullName, type ResolvedModel, readModelRegistry, resolveModel } from '../../registry/models.js';
-import { configDir } from '../../settings/config-file.js';
 
 export function modelRegistryFile(ctx: Context): string {
-  return join(configDir(ctx.env), 'models.json');
+  return registryFile(ctx, 'models');
 }
 
 export interface ModelRef extends ResolvedModel {

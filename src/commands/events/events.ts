@@ -1,0 +1,128 @@
+// `aip events <job>`: one page, --all pages, or --follow until the job ends. Output as a table on a
+// terminal, TSV when piped (type, id, data as JSON), one JSON array with --json, or JSON Lines written
+// as each event arrives with --jsonl. --follow never prints an event twice and, on Ctrl-C, says where
+// to resume.
+
+import { allItems } from '../../api/pagination.js';
+import type { JobEvent } from '../../api/types.js';
+import { type Context, DEFAULT_TIMEOUT_SECONDS } from '../../context.js';
+import { InterruptedError, UsageError, WaitTimeoutError } from '../../errors.js';
+import { followEvents } from '../../jobs/follow.js';
+import { formatNumber } from '../../output/numbers.js';
+import { printTable } from '../../output/table.js';
+import { resolveJobArg } from '../jobs/resolve.js';
+import { DEFAULT_INTERVAL_SECONDS } from '../jobs/watch.js';
+
+export interface EventsOptions {
+  after?: string;
+  limit?: number;
+  all?: boolean;
+  follow?: boolean;
+  jsonl?: boolean;
+  interval?: number;
+}
+
+/** The data of an event in a few words: "step 3 reward=0.5 loss=0.2", "10 steps", the error. */
+export function eventDetail(event: JobEvent): string {
+  const data = event.data ?? {};
+  switch (event.type) {
+    case 'training_started':
+      return `${data.num_sequences ?? '?'} steps`;
+    case 'gradient_step':
+      return ['gradient_step', 'reward', 'loss']
+        .filter((k) => typeof data[k] === 'number')
+        .map((k) => (k === 'gradient_step' ? `step ${data[k]}` : `${k}=${formatNumber(data[k] as number)}`))
+        .join(' ');
+    case 'training_failed':
+      return String(data.error_message ?? '');
+    default:
+      return Object.keys(data).length ? JSON.stringify(data) : '';
+  }
+}
+
+/** Writes events one by one in the chosen format (for --follow and --jsonl, as they arrive). */
+function eventWriter(ctx: Context): (event: JobEvent) => void {
+  const { io } = ctx;
+  if (io.quiet) return (e) => io.out(e.id);
+  return (e) => {
+    if (!io.isStdoutTTY) io.out(`${e.type}\t${e.id}\t${JSON.stringify(e.data)}`);
+    else io.out(`${io.style.bold(e.type.padEnd(16))}${eventDetail(e)}`);
+  };
+}
+
+function printEvents(ctx: Context, events: readonly JobEvent[]): void {
+  const { io } = ctx;
+  if (io.quiet) {
+    for (const e of events) io.out(e.id);
+    return;
+  }
+  printTable(io, events, [
+    { header: 'type', value: (e) => e.type },
+    { header: 'id', value: (e) => e.id },
+    { header: 'data', value: (e) => (io.isStdoutTTY ? eventDetail(e) : JSON.stringify(e.data)) },
+  ]);
+}
+
+async function follow(ctx: Context, id: string, ref: string, options: EventsOptions): Promise<void> {
+  const { io } = ctx;
+  const collected: JobEvent[] = [];
+  const write = options.jsonl
+    ? (e: JobEvent) => io.out(JSON.stringify(e))
+    : ctx.json
+      ? (e: JobEvent) => collected.push(e)
+      : eventWriter(ctx);
+  const timeout = ctx.globals.timeout;
+  const { signal, release } = ctx.interruptible();
+  let result: Awaited<ReturnType<typeof followEvents>>;
+  try {
+    result = await followEvents(ctx.training(), id, {
+      after: options.after,
+      intervalMs: (options.interval ?? DEFAULT_INTERVAL_SECONDS) * 1000,
+      deadline: timeout === undefined ? undefined : Date.now() + timeout * 1000,
+      signal,
+      requestTimeoutMs: DEFAULT_TIMEOUT_SECONDS * 1000,
+      sleep: ctx.deps.sleep,
+      onEvent: write,
+      onTrouble: (message) => io.warn(message),
+    });
+  } finally {
+    release();
+  }
+  if (ctx.json && !options.jsonl) io.json(collected);
+  const resume = `aip events ${ref} --follow${result.cursor ? ` --after ${result.cursor}` : ''}`;
+  if (result.end.kind === 'interrupted') {
+    io.err(`Stopped following; resume with: ${resume}`);
+    throw new InterruptedError();
+  }
+  if (result.end.kind === 'timeout')
+    throw new WaitTimeoutError(
+      `the job had not ended after the --timeout of ${timeout}s; resume with: ${resume}`,
+    );
+}
+
+export async function runEvents(ctx: Context, ref: string, options: EventsOptions): Promise<void> {
+  const { io } = ctx;
+  if (options.jsonl && ctx.globals.json)
+    throw new UsageError('give --json (one array) or --jsonl (one event per line), not both');
+  const id = resolveJobArg(ctx, ref);
+  if (options.follow) return follow(ctx, id, ref, options);
+  const training = ctx.training();
+  if (options.all) {
+    const events: JobEvent[] = [];
+    for await (const event of allItems(
+      (after) => training.listEvents(id, { after, limit: options.limit ?? 100 }),
+      options.after,
+    )) {
+      if (options.jsonl) io.out(JSON.stringify(event));
+      else events.push(event);
+    }
+    if (options.jsonl) return;
+    return ctx.json ? io.json(events) : printEvents(ctx, events);
+  }
+  const page = await training.listEvents(id, { after: options.after, limit: options.limit });
+  if (options.jsonl) for (const event of page.data) io.out(JSON.stringify(event));
+  else if (ctx.json) io.json(page.data);
+  else printEvents(ctx, page.data);
+  if (page.has_more && page.last_id)
+    io.info(`More events: aip events ${ref} --after ${page.last_id} (or --all, or --follow)`);
+}

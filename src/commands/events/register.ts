@@ -1,0 +1,37 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import type { Context } from '../../context.js';
+import { parseLimit } from '../checkpoints/register.js';
+import { examples } from '../examples.js';
+
+export function registerEvents(program: Command, ctx: Context): void {
+  const events = program
+    .command('events')
+    .description("a training job's events, oldest first: a page, every page, or followed as they come")
+    .argument('<job>', 'job id, or the start of one created from this machine (at least 4 characters)')
+    .option(
+      '--after <id>',
+      'start after this event id (the cursor printed at the end of a page, or on Ctrl-C)',
+    )
+    .option('--limit <n>', 'events per page, 1-100 (default 20)', parseLimit)
+    .option('--all', 'every page')
+    .option(
+      '--follow',
+      'keep polling until the job ends; survives dropped connections, never repeats an event',
+    )
+    .option('--jsonl', 'one event per line, as JSON, written as it arrives')
+    .option('--interval <seconds>', 'seconds between polls with --follow (default 1)', (value: string) => {
+      const n = Number(value);
+      if (!/^\d+(\.\d+)?$/.test(value) || n <= 0 || n > 3600)
+        throw new InvalidArgumentError('expected seconds, more than 0');
+      return n;
+    })
+    .action(async (job: string, opts) => {
+      const { runEvents } = await import('./events.js');
+      await runEvents(ctx, job, opts);
+    });
+  examples(events, [
+    'aip events 3f0c',
+    'aip events 3f0c --all --json | jq "map(select(.type == \\"gradient_step\\") | .data.reward)"',
+    'aip events 3f0c --follow --jsonl > events.jsonl',
+  ]);
+}

@@ -1,0 +1,210 @@
+// `aip jobs create rl|sft`: everything is checked offline (the data, the config) before one POST is
+// sent, and that POST is never retried once it may have reached the server. --dry-run prints the
+// exact request instead; --wait follows the job to its end.
+
+import { readFileSync } from 'node:fs';
+import type { PreparedRequest, RequestOptions } from '../../api/http.js';
+import type { CreateRlJob, CreateSftJob, JobKind, JobResponse } from '../../api/types.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { isObject } from '../../json.js';
+import { printFields } from '../../output/table.js';
+import { readJobRegistry, rememberJob } from '../../registry/jobs.js';
+import { redactHeader } from '../../secrets.js';
+import { checkDocuments, openSource, problemLines } from '../../validate/check-file.js';
+import { EXPERIMENTAL_FIELDS, SFT_CONFIG_FIELDS } from '../../validate/jobs-schema.js';
+import { type Fields, formatPath, obj, validate } from '../../validate/schema.js';
+import { checkSftExample, emptySftStats } from '../../validate/sft.js';
+import { readTrajectoryGroups } from '../../validate/trajectory-file.js';
+import { type ModelRef, resolveModelArg } from '../models/resolve.js';
+import { jobRegistryFile } from './resolve.js';
+import { watchJob } from './watch.js';
+
+interface CommonOptions {
+  model: string;
+  config?: string;
+  wait?: boolean;
+  interval?: number;
+  dryRun?: boolean;
+}
+
+export interface RlOptions extends CommonOptions {
+  file: string;
+  learningRate?: number;
+  lossFn?: string;
+  klPenaltyCoef?: number;
+  epsilon?: number;
+  advantageBalance?: number;
+  allowTrainingWithoutLogprobs?: boolean;
+}
+
+export interface SftOptions extends CommonOptions {
+  dataUrl: string;
+  file?: string;
+  batchSize?: number | 'auto';
+  learningRate?: number | number[];
+  assistantTurns?: string;
+  experimentalConfig?: string;
+}
+
+/** A JSON object given inline ('{…}') or as a file path (optionally '@path'). */
+export function loadJsonObject(value: string, flag: string): Record<string, unknown> {
+  const inline = value.trim().startsWith('{');
+  let text = value;
+  if (!inline) {
+    const path = value.startsWith('@') ? value.slice(1) : value;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new UsageError(
+        `${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code}); give a JSON object or a file holding one`,
+      );
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${flag}: not valid JSON (${(error as Error).message.split('\n')[0]})`);
+  }
+  if (!isObject(parsed)) throw new UsageError(`${flag}: expected a JSON object`);
+  return parsed;
+}
+
+/** Checks settings against the schema's fields; an unknown name is refused (a typo, most likely). */
+function checkSettings(settings: Record<string, unknown>, fields: Fields, what: string, flag: string): void {
+  const problems = validate(obj({}, fields), settings).map((i) => `${what}.${formatPath(i.path)}: ${i.msg}`);
+  for (const key of Object.keys(settings)) {
+    if (!Object.hasOwn(fields, key))
+      problems.push(`${what}.${key}: not a setting of ${what}; known: ${Object.keys(fields).join(', ')}`);
+  }
+  if (problems.length > 0)
+    throw new UsageError(
+      `${flag}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the ${what}; nothing was sent`,
+      { details: problems },
+    );
+}
+
+/** Drops the flags that were not given, so that they do not override the config. */
+function given(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+}
+
+function printDryRun(ctx: Context, request: PreparedRequest): void {
+  const { io } = ctx;
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([k, v]) => [k, redactHeader(k, v)]),
+  );
+  const body = request.body === undefined ? undefined : JSON.parse(request.body);
+  if (ctx.json) return io.json({ method: request.method, url: request.url, headers, body });
+  io.out(`${request.method} ${request.url}`);
+  for (const [name, value] of Object.entries(headers)) io.out(`${name}: ${value}`);
+  io.out();
+  io.out(io.isStdoutTTY ? JSON.stringify(body, null, 2) : (request.body ?? ''));
+  io.info('Dry run: nothing was sent');
+}
+
+async function submit(
+  ctx: Context,
+  kind: JobKind,
+  model: ModelRef,
+  request: RequestOptions,
+  options: CommonOptions,
+): Promise<void> {
+  const { io } = ctx;
+  const training = ctx.training();
+  if (options.dryRun) return printDryRun(ctx, training.http.prepare(request));
+  // Readable before the job exists: a create that succeeded must not look like a failure.
+  const registry = jobRegistryFile(ctx);
+  readJobRegistry(registry);
+  const job = await training.send<JobResponse>(request);
+  try {
+    await rememberJob(registry, {
+      id: job.id,
+      kind,
+      model_id: model.id,
+      model: model.entry ? `${model.entry.entity}/${model.entry.project}/${model.entry.name}` : model.id,
+      base_url: ctx.serviceUrl('training'),
+      created_at: job.created_at ?? new Date().toISOString(),
+    });
+  } catch (error) {
+    io.warn(`the job was created, but could not be remembered (${(error as Error).message}); use its id`);
+  }
+  if (options.wait) {
+    io.info(`Created ${kind.toUpperCase()} job ${job.id} for ${model.label}`);
+    return watchJob(ctx, job.id, { intervalSeconds: options.interval });
+  }
+  if (ctx.json) return io.json(job);
+  if (io.quiet) return io.out(job.id);
+  printFields(io, [
+    ['id', job.id],
+    ['kind', kind],
+    ['model', model.label],
+  ]);
+  io.info(`Follow it with: aip jobs wait ${job.id}`);
+}
+
+export async function runCreateRl(ctx: Context, options: RlOptions): Promise<void> {
+  const model = resolveModelArg(ctx, options.model);
+  const fromFile = options.config === undefined ? {} : loadJsonObject(options.config, '--config');
+  const experimental = {
+    ...fromFile,
+    ...given({
+      learning_rate: options.learningRate,
+      loss_fn: options.lossFn,
+      kl_penalty_coef: options.klPenaltyCoef,
+      epsilon: options.epsilon,
+      advantage_balance: options.advantageBalance,
+      allow_training_without_logprobs: options.allowTrainingWithoutLogprobs,
+    }),
+  };
+  checkSettings(experimental, EXPERIMENTAL_FIELDS, 'experimental_config', '--config');
+  const { groups } = await readTrajectoryGroups(ctx, options.file);
+  const body: CreateRlJob = { model_id: model.id, trajectory_groups: groups };
+  if (Object.keys(experimental).length > 0) body.experimental_config = experimental;
+  await submit(ctx, 'rl', model, ctx.training().createRlJob(body), options);
+}
+
+async function checkSftFile(ctx: Context, path: string): Promise<void> {
+  const checked = await checkDocuments(openSource(path, ctx.io), (value) =>
+    checkSftExample(value, emptySftStats()),
+  );
+  if (checked.documents === 0 && checked.problemCount === 0) {
+    checked.problemCount = 1;
+    checked.problems.push({ line: 1, message: 'no training examples: the file is empty' });
+  }
+  if (checked.problemCount === 0) return;
+  for (const line of problemLines(checked)) ctx.io.err(line);
+  throw new UsageError(
+    `${checked.name}: ${checked.problemCount} problem${checked.problemCount === 1 ? '' : 's'} in ${checked.documents} training examples; nothing was sent`,
+  );
+}
+
+export async function runCreateSft(ctx: Context, options: SftOptions): Promise<void> {
+  const model = resolveModelArg(ctx, options.model);
+  const config = {
+    ...(options.config === undefined ? {} : loadJsonObject(options.config, '--config')),
+    ...given({
+      batch_size: options.batchSize,
+      learning_rate: options.learningRate,
+      assistant_turns: options.assistantTurns,
+    }),
+  };
+  checkSettings(config, SFT_CONFIG_FIELDS, 'config', '--config');
+  const experimental =
+    options.experimentalConfig === undefined
+      ? undefined
+      : loadJsonObject(options.experimentalConfig, '--experimental-config');
+  const dataUrl = options.dataUrl.trim();
+  if (!dataUrl) throw new UsageError('--data-url must not be empty');
+  if (!dataUrl.startsWith('wandb-artifact:///')) {
+    ctx.io.warn(
+      `--data-url "${dataUrl}" is not a wandb-artifact:/// URL; the platform expects wandb-artifact:///entity/project/name:version`,
+    );
+  }
+  if (options.file !== undefined) await checkSftFile(ctx, options.file);
+  const body: CreateSftJob = { model_id: model.id, training_data_url: dataUrl };
+  if (Object.keys(config).length > 0) body.config = config;
+  if (experimental) body.experimental_config = experimental;
+  await submit(ctx, 'sft', model, ctx.training().createSftJob(body), options);
+}

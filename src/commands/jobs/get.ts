@@ -1,0 +1,51 @@
+// `aip jobs get`: the job as the API returns it, plus the state derived from all its events.
+
+import { allItems } from '../../api/pagination.js';
+import type { Context } from '../../context.js';
+import { applyEvent, describeState, initialState } from '../../jobs/state.js';
+import { formatNumber } from '../../output/numbers.js';
+import { sparkline } from '../../output/plot.js';
+import { printFields } from '../../output/table.js';
+import { showTime } from '../../output/time.js';
+import { fullName, readModelRegistry } from '../../registry/models.js';
+import { modelRegistryFile } from '../models/resolve.js';
+import { resolveJobArg } from './resolve.js';
+import { stateJson } from './watch.js';
+
+export async function runGet(ctx: Context, ref: string): Promise<void> {
+  const { io } = ctx;
+  const id = resolveJobArg(ctx, ref);
+  const training = ctx.training();
+  const job = await training.getJob(id);
+  const state = initialState();
+  let events = 0;
+  for await (const event of allItems((after) => training.listEvents(id, { after, limit: 100 }))) {
+    applyEvent(state, event);
+    events++;
+  }
+  if (ctx.json) return io.json({ ...stateJson(id, state), events, job });
+  if (io.quiet) return io.out(state.status);
+  const model = job.model_id
+    ? (readModelRegistry(modelRegistryFile(ctx)).models.find(
+        (m) => m.id === job.model_id && m.base_url === ctx.serviceUrl('training'),
+      ) ?? undefined)
+    : undefined;
+  const metrics = state.latest
+    ? Object.entries(state.latest)
+        .filter(([, v]) => typeof v === 'number')
+        .map(([k, v]) => `${k}=${formatNumber(v as number)}`)
+        .join(' ')
+    : '';
+  const fields: Array<[string, unknown]> = [
+    ['id', job.id],
+    ['status', describeState(state)],
+    ['kind', job.kind ?? ''],
+    ['model', model ? `${fullName(model)} (${model.id})` : (job.model_id ?? '')],
+    ['created', showTime(io, job.created_at)],
+    ['metrics', metrics],
+  ];
+  // Where a person looks: the reward over the steps so far.
+  if (io.isStdoutTTY && state.rewards.length > 1)
+    fields.push(['reward', `${sparkline(state.rewards)} ${formatNumber(state.rewards.at(-1)!)}`]);
+  printFields(io, fields);
+}

@@ -1,0 +1,25 @@
+import type { Context } from '../../context.js';
+import { printTable } from '../../output/table.js';
+import { showTime } from '../../output/time.js';
+import { readJobRegistry } from '../../registry/jobs.js';
+import { jobRegistryFile } from './resolve.js';
+
+export async function runList(ctx: Context): Promise<void> {
+  const { io } = ctx;
+  const baseUrl = ctx.serviceUrl('training');
+  const jobs = readJobRegistry(jobRegistryFile(ctx))
+    .jobs.filter((j) => j.base_url === baseUrl)
+    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+  if (ctx.json) return io.json(jobs.map(({ base_url: _b, ...job }) => job));
+  if (io.quiet) {
+    for (const job of jobs) io.out(job.id);
+    return;
+  }
+  if (jobs.length === 0) io.info(`No jobs were created from this machine against ${baseUrl}`);
+  printTable(io, jobs, [
+    { header: 'id', value: (j) => j.id },
+    { header: 'kind', value: (j) => j.kind },
+    { header: 'model', value: (j) => j.model },
+    { header: 'created', value: (j) => showTime(io, j.created_at) },
+  ]);
+}

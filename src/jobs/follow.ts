@@ -1,0 +1,79 @@
+// Following a job's events with the `after` cursor, polling until a terminal event. Network trouble
+// and 5xx answers do not end the wait: it backs off and tries again with the same cursor, so no event
+// is skipped or seen twice. A deadline ends it with 'timeout', an interrupt with 'interrupted'.
+
+import type { TrainingClient } from '../api/training.js';
+import type { JobEvent } from '../api/types.js';
+import { ApiError, NetworkError } from '../errors.js';
+import { TERMINAL_EVENTS } from './state.js';
+
+export type FollowEnd = { kind: 'terminal'; event: JobEvent } | { kind: 'timeout' } | { kind: 'interrupted' };
+
+export interface FollowOptions {
+  after?: string;
+  intervalMs: number;
+  /** Epoch ms after which the follow ends with 'timeout'. */
+  deadline?: number;
+  /** Aborted by Ctrl-C. */
+  signal: AbortSignal;
+  /** Per-request timeout, shortened near the deadline. */
+  requestTimeoutMs: number;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  onEvent: (event: JobEvent) => void;
+  /** Told when a poll failed and will be tried again. */
+  onTrouble?: (message: string) => void;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+const PAGE = 100;
+
+function isTransient(error: unknown): boolean {
+  return (
+    error instanceof NetworkError ||
+    (error instanceof ApiError && (error.status >= 500 || error.status === 429 || error.status === 408))
+  );
+}
+
+export async function followEvents(
+  training: TrainingClient,
+  jobId: string,
+  o: FollowOptions,
+): Promise<{ end: FollowEnd; cursor: string | undefined }> {
+  let cursor = o.after;
+  let failures = 0;
+  const remaining = () => (o.deadline === undefined ? Number.POSITIVE_INFINITY : o.deadline - Date.now());
+  /** Waits up to `ms`, but never past the deadline; false if the wait was cut short by either. */
+  const pause = async (ms: number) => {
+    const wait = Math.min(ms, remaining());
+    if (wait > 0) await o.sleep(wait, o.signal);
+  };
+  for (;;) {
+    if (o.signal.aborted) return { end: { kind: 'interrupted' }, cursor };
+    if (remaining() <= 0) return { end: { kind: 'timeout' }, cursor };
+    let page: Awaited<ReturnType<TrainingClient['listEvents']>>;
+    try {
+      page = await training.listEvents(
+        jobId,
+        { after: cursor, limit: PAGE },
+        { signal: o.signal, timeoutMs: Math.max(1, Math.min(o.requestTimeoutMs, remaining())) },
+      );
+      failures = 0;
+    } catch (error) {
+      if (o.signal.aborted) return { end: { kind: 'interrupted' }, cursor };
+      if (!isTransient(error)) throw error;
+      failures++;
+      const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (failures - 1));
+      o.onTrouble?.(
+        `${(error as Error).message}; still waiting, next try in ${Math.round(delay / 100) / 10}s`,
+      );
+      await pause(delay);
+      continue;
+    }
+    for (const event of page.data) {
+      cursor = event.id;
+      o.onEvent(event);
+      if (TERMINAL_EVENTS.has(event.type)) return { end: { kind: 'terminal', event }, cursor };
+    }
+    if (!page.has_more) await pause(o.intervalMs);
+  }
+}

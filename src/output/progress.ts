@@ -1,0 +1,41 @@
+// Progress on stderr. On a terminal outside CI: one status line, redrawn in place, with permanent
+// lines printed above it. Elsewhere (CI, pipes): no status line, just one plain line per change.
+
+import type { IO } from './io.js';
+
+export interface Progress {
+  /** Replaces the status line (terminal only). */
+  status(text: string): void;
+  /** A line that stays: above the status line on a terminal, a plain line elsewhere. */
+  line(text: string): void;
+  /** Clears the status line. */
+  done(): void;
+}
+
+const CLEAR = '\r\u001b[2K';
+
+export function progress(io: IO): Progress {
+  if (!io.spinnersEnabled) {
+    return { status() {}, line: (text) => io.info(text), done() {} };
+  }
+  let current = '';
+  return {
+    status(text) {
+      current = text;
+      io.errWrite(`${CLEAR}${text}`);
+    },
+    line(text) {
+      io.errWrite(`${CLEAR}${text}\n${current}`);
+    },
+    done() {
+      if (current) io.errWrite(CLEAR);
+      current = '';
+    },
+  };
+}
+
+/** "█████░░░░░" for done of total. */
+export function bar(done: number, total: number, width = 20): string {
+  const filled = total > 0 ? Math.min(width, Math.round((done / total) * width)) : 0;
+  return `${'█'.repeat(filled)}${'░'.repeat(width - filled)}`;
+}

@@ -1,0 +1,60 @@
+// The training jobs this machine created (jobs.json beside the config): the API cannot list jobs, so
+// `aip jobs list` shows these, and commands take a unique prefix of a remembered job id.
+
+import type { JobKind } from '../api/types.js';
+import { UsageError } from '../errors.js';
+import { updateJsonFile } from '../settings/json-store.js';
+import { hasStrings, readEntries } from './file.js';
+
+export interface RegisteredJob {
+  id: string;
+  kind: JobKind;
+  model_id: string;
+  /** team/project/name of the model when known, else its id. */
+  model: string;
+  base_url: string;
+  created_at: string;
+}
+
+export interface JobRegistry {
+  jobs: RegisteredJob[];
+}
+
+function isEntry(value: unknown): value is RegisteredJob {
+  return hasStrings(value, ['id', 'kind', 'model_id', 'model', 'base_url', 'created_at']);
+}
+
+export function readJobRegistry(file: string): JobRegistry {
+  return { jobs: readEntries(file, 'jobs', isEntry, 'training jobs') };
+}
+
+export function rememberJob(file: string, job: RegisteredJob): Promise<boolean> {
+  return updateJsonFile(file, readJobRegistry, (data) => {
+    data.jobs = data.jobs.filter((j) => !(j.id === job.id && j.base_url === job.base_url));
+    data.jobs.push(job);
+  });
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MIN_PREFIX = 4;
+
+/** A job id (taken as is), or a prefix of at least 4 characters of one job created from here. */
+export function resolveJob(registry: JobRegistry, ref: string, baseUrl: string): string {
+  if (UUID.test(ref)) return ref.toLowerCase();
+  const known = registry.jobs.filter((j) => j.base_url === baseUrl);
+  const matches = ref.length >= MIN_PREFIX ? known.filter((j) => j.id.startsWith(ref.toLowerCase())) : [];
+  if (matches.length === 1) return matches[0]!.id;
+  const listing = (jobs: RegisteredJob[]) =>
+    jobs.slice(-10).map((j) => `${j.id}  ${j.kind}  ${j.model}  ${j.created_at}`);
+  if (matches.length > 1) {
+    throw new UsageError(`"${ref}" is the start of ${matches.length} job ids: give more of it`, {
+      details: listing(matches),
+    });
+  }
+  throw new UsageError(
+    ref.length < MIN_PREFIX
+      ? `"${ref}" is not a job id: give the id, or at least its first ${MIN_PREFIX} characters`
+      : `unknown job "${ref}": not a UUID, nor the start of a job created from this machine against ${baseUrl}`,
+    { details: listing(known) },
+  );
+}
