@@ -112,7 +112,7 @@ describe('aip jobs create rl', () => {
     expect(r.stdout).toBe(`id\t${job!.id}\nkind\trl\nmodel\tlocal/demo/agent (${modelId})\n`);
     expect(r.stderr).toBe(`Follow it with: aip jobs wait ${job!.id}\n`);
     const [post] = await emu.requests({ method: 'POST', path: '/training/v1/preview/training-jobs' });
-    expect((post?.body as { experimental_config: unknown }).experimental_config).toEqual({
+    expect((post!.body as { experimental_config: unknown }).experimental_config).toEqual({
       learning_rate: 1e-5,
       loss_fn: 'ppo',
     });
@@ -150,7 +150,7 @@ describe('aip jobs create rl', () => {
       ).code,
     ).toBe(0);
     const [post] = await emu.requests({ method: 'POST', path: '/training/v1/preview/training-jobs' });
-    expect((post?.body as { experimental_config: unknown }).experimental_config).toEqual({
+    expect((post!.body as { experimental_config: unknown }).experimental_config).toEqual({
       scale_rewards: false,
       learning_rate: 3e-6,
     });

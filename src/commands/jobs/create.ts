@@ -113,7 +113,10 @@ async function submit(
 ): Promise<void> {
   const { io } = ctx;
   const training = ctx.training();
-  if (options.dryRun) return printDryRun(ctx, training.http.prepare(request));
+  if (options.dryRun) {
+    printDryRun(ctx, training.http.prepare(request));
+    return;
+  }
   // Readable before the job exists: a create that succeeded must not look like a failure.
   const registry = jobRegistryFile(ctx);
   readJobRegistry(registry);

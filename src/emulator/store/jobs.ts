@@ -124,10 +124,15 @@ export class JobStore {
       event('training_started', { num_sequences: job.steps });
       return;
     }
-    if (!this.models.models.has(job.model_id))
-      return this.fail(job, at, 'the model was deleted while training', event);
+    if (!this.models.models.has(job.model_id)) {
+      this.fail(job, at, 'the model was deleted while training', event);
+      return;
+    }
     if (slot <= job.steps) {
-      if (slot === job.failAtStep) return this.fail(job, at, job.errorMessage, event);
+      if (slot === job.failAtStep) {
+        this.fail(job, at, job.errorMessage, event);
+        return;
+      }
       const data = gradientStep({
         kind: job.kind,
         step: slot,
