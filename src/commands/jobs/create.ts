@@ -96,7 +96,10 @@ function printDryRun(ctx: Context, request: PreparedRequest): void {
     Object.entries(request.headers).map(([k, v]) => [k, redactHeader(k, v)]),
   );
   const body = request.body === undefined ? undefined : JSON.parse(request.body);
-  if (ctx.json) return io.json({ method: request.method, url: request.url, headers, body });
+  if (ctx.json) {
+    io.json({ method: request.method, url: request.url, headers, body });
+    return;
+  }
   io.out(`${request.method} ${request.url}`);
   for (const [name, value] of Object.entries(headers)) io.out(`${name}: ${value}`);
   io.out();
