@@ -140,11 +140,32 @@ export class Context {
    * An AbortSignal that fires on Ctrl-C, for commands that wait and must stop cleanly (say how to
    * resume, exit 130) instead of being killed. `release` gives SIGINT back to its default.
    */
-  interruptible(): { signal: AbortSignal; release: () => void } {
+  interruptible(options: { orStdoutClosed?: boolean } = {}): { signal: AbortSignal; release: () => void } {
     const controller = new AbortController();
     const onInterrupt = () => controller.abort();
     this.deps.signals.once('SIGINT', onInterrupt);
-    return { signal: controller.signal, release: () => this.deps.signals.off('SIGINT', onInterrupt) };
+    const stopListening = options.orStdoutClosed ? this.io.onStdoutClosed(onInterrupt) : undefined;
+    return {
+      signal: controller.signal,
+      release: () => {
+        this.deps.signals.off('SIGINT', onInterrupt);
+        stopListening?.();
+      },
+    };
+  }
+
+  /**
+   * The aip command line that repeats `args` with the same profile and URLs (given as flags), for
+   * "resume with: …" hints that must work when pasted.
+   */
+  commandLine(args: readonly string[]): string {
+    const g = this.globals;
+    const flags: string[] = [];
+    if (g.profile) flags.push('--profile', g.profile);
+    if (g.baseUrl) flags.push('--base-url', g.baseUrl);
+    const quote = (word: string) =>
+      /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+    return ['aip', ...flags, ...args].map(quote).join(' ');
   }
 
   training(options: { auth: AuthMode } = { auth: 'required' }): TrainingClient {

@@ -4,8 +4,10 @@ import { EventEmitter } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../src/main.js';
 import { runCli, tempConfigDir } from './helpers/cli.js';
 import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { fakeIO } from './helpers/io.js';
 import { waitFor } from './helpers/wait.js';
 
 let emu: TestEmulator;
@@ -152,5 +154,52 @@ describe('aip events', () => {
     const cursor = await run(['events', id, '--after', 'nope']);
     expect(cursor.code).toBe(2);
     expect(cursor.stderr).toContain('query.after: Value error, no event nope in this job');
+  });
+});
+
+describe('aip events --follow, the hard cases', () => {
+  it('resuming after the last event of an ended job says so and ends', async () => {
+    const id = await job(2);
+    const all = JSON.parse((await run(['events', id, '--all', '--json'])).stdout) as Event[];
+    const r = await run(['events', id, '--follow', '--after', all.at(-1)!.id]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`The job has ended (succeeded); there are no events after ${all.at(-1)!.id}\n`);
+  });
+
+  it('stops when nobody reads its output any more', async () => {
+    const id = await job(5000, false);
+    const { io, stdout } = fakeIO({ env });
+    const done = main(['events', id, '--follow', '--interval', '0.01'], {
+      env,
+      io,
+      signals: new EventEmitter(),
+      sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 5))),
+    });
+    await waitFor(() => stdout.text.includes('gradient_step'));
+    io.markStdoutClosed();
+    expect(await done).toBe(0);
+    expect(
+      ((await emu.control('GET', '/state')).body as { jobs: Array<{ status: string }> }).jobs[0]!.status,
+    ).toBe('running');
+  });
+
+  it('keeps the output format in its resume command', async () => {
+    const id = await job(5000, false);
+    const signals = new EventEmitter();
+    const { io, stdout, stderr } = fakeIO({ env });
+    const following = main(['events', id, '--follow', '--jsonl', '--interval', '0.5'], {
+      env,
+      io,
+      signals,
+      sleep: (ms) => new Promise((r) => setTimeout(r, Math.min(ms, 5))),
+    });
+    await waitFor(() => stdout.text.includes('gradient_step'));
+    signals.emit('SIGINT');
+    expect(await following).toBe(130);
+    const cursor = JSON.parse(stdout.text.trim().split('\n').at(-1)!).id;
+    expect(stderr.text).toBe(
+      `Stopped following; resume with: aip events ${id} --follow --after ${cursor} --jsonl --interval 0.5\nerror: interrupted\n`,
+    );
   });
 });

@@ -78,7 +78,7 @@ describe('aip jobs create rl', () => {
     const [job] = await jobsInEmulator();
     expect(job).toMatchObject({ status: 'succeeded', kind: 'rl' });
     expect(r.stderr.split('\n')).toEqual([
-      `Created RL job ${job!.id} for local/demo/agent (${modelId})`,
+      `Created RL job for local/demo/agent (${modelId}); following it (Ctrl-C stops watching, not the job)`,
       'started: 3 steps',
       expect.stringMatching(/^step 1\/3 {2}reward=[\d.]+ loss=[\d.]+$/),
       expect.stringMatching(/^step 2\/3 /),
@@ -86,7 +86,7 @@ describe('aip jobs create rl', () => {
       'succeeded after 3 steps',
       '',
     ]);
-    expect(r.stdout).toBe('');
+    expect(r.stdout).toBe(`${job!.id}\n`);
     const cps = JSON.parse((await run(['checkpoints', 'list', 'agent', '--json'])).stdout);
     expect(cps.map((c: { step: number }) => c.step)).toEqual([0, 1, 2, 3]);
     const [post] = await emu.requests({ method: 'POST', path: '/training/v1/preview/training-jobs' });
@@ -447,8 +447,9 @@ describe('aip jobs get and list', () => {
     const created = (
       await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', groupsFile(5), '--wait', '-q'])
     ).stdout.trim();
-    expect(created).toBe('');
+    // The id is the result of a create, --wait or not (id=$(aip -q jobs create … --wait)).
     const [job] = await jobsInEmulator();
+    expect(created).toBe(job!.id);
     const json = JSON.parse((await run(['jobs', 'get', job!.id, '--json'])).stdout);
     expect(json).toMatchObject({
       id: job!.id,
@@ -537,5 +538,100 @@ describe('aip jobs validate', () => {
       '',
     ]);
     expect(bad.stderr).toBe(`error: ${file}: 2 problems in 3 training examples\n`);
+  });
+});
+
+describe('waiting, the hard cases', () => {
+  it('Ctrl-C ends the wait at once, even while a retry pause is under way', async () => {
+    await emu.control('POST', '/job-plans', { step_ms: 60_000 });
+    try {
+      const created = (
+        await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', groupsFile(), '-q'])
+      ).stdout.trim();
+      await emu.fault({
+        path: `/training/v1/preview/training-jobs/${created}/events`,
+        status: 503,
+        retry_after: 20,
+        times: 100,
+      });
+      const signals = new EventEmitter();
+      const started = Date.now();
+      const waiting = run(['jobs', 'wait', created], { signals, realSleep: true });
+      await waitFor(() => signals.listenerCount('SIGINT') > 0);
+      await new Promise((r) => setTimeout(r, 100));
+      signals.emit('SIGINT');
+      const r = await waiting;
+      expect(r.code).toBe(130);
+      expect(Date.now() - started).toBeLessThan(5000);
+      // One poll, no HTTP-level retries: the wait's own loop is the only one.
+      expect(
+        await emu.requests({ path: `/training/v1/preview/training-jobs/${created}/events` }),
+      ).toHaveLength(1);
+    } finally {
+      await emu.control('POST', '/job-plans', { step_ms: 2 });
+    }
+  });
+
+  it('--timeout ends a wait that only meets errors, at the deadline', async () => {
+    const created = (
+      await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', groupsFile(), '-q'])
+    ).stdout.trim();
+    await emu.fault({
+      path: `/training/v1/preview/training-jobs/${created}/events`,
+      status: 503,
+      times: 1000,
+    });
+    const r = await run(['--timeout', '0.3', 'jobs', 'wait', created], { realSleep: true });
+    expect(r.code).toBe(7);
+    expect(r.sleeps.every((ms) => ms <= 300)).toBe(true);
+    expect(r.stderr).toMatch(/still waiting, next try in 1s/);
+  });
+
+  it('prints resume commands that keep the profile', async () => {
+    const r = await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', groupsFile()], {
+      env: { ...env, AIP_PROFILE: '' },
+    });
+    expect(r.stderr).toMatch(/^Follow it with: aip jobs wait [0-9a-f-]{36}\n$/);
+    await runCli(['--profile', 'emu', 'config', 'set', 'base-url', emu.urls.base], { env });
+    const withProfile = await run([
+      '--profile',
+      'emu',
+      'jobs',
+      'create',
+      'rl',
+      '--model',
+      modelId,
+      '--file',
+      groupsFile(),
+    ]);
+    expect(withProfile.stderr).toMatch(/^Follow it with: aip --profile emu jobs wait [0-9a-f-]{36}\n$/);
+  });
+
+  it('--dry-run works without a key, saying the real request would fail', async () => {
+    const { AIP_API_KEY: _k, ...noKey } = env;
+    const r = await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', groupsFile(1), '--dry-run'], {
+      env: noKey,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('authorization');
+    expect(r.stderr).toBe(
+      'warning: no API key: the real request would fail (aip auth login, or AIP_API_KEY)\nDry run: nothing was sent\n',
+    );
+  });
+
+  it('refuses a learning-rate list with an empty entry', async () => {
+    const r = await run([
+      'jobs',
+      'create',
+      'sft',
+      '--model',
+      'agent',
+      '--data-url',
+      'wandb-artifact:///a/b/c:v0',
+      '--learning-rate',
+      '1e-5,',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/expected a number, or numbers separated by commas/);
   });
 });

@@ -18,7 +18,7 @@ export interface HttpClientOptions {
   transport: Transport;
   timeoutMs: number;
   maxRetries: number;
-  sleep: (ms: number) => Promise<void>;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   random: () => number;
   userAgent: string;
   /** Told about each retry before its wait (shown on stderr). */
@@ -37,6 +37,8 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Overrides the client's per-attempt timeout (a wait with a deadline shortens it). */
   timeoutMs?: number;
+  /** Overrides the client's retry budget (a polling loop that retries on its own sets 0). */
+  retries?: number;
 }
 
 export interface PreparedRequest {
@@ -121,7 +123,7 @@ export class HttpClient {
     const where = `${req.method} ${new URL(url).pathname}`;
 
     for (let retry = 0; ; retry++) {
-      const canRetry = retry < o.maxRetries;
+      const canRetry = retry < (req.retries ?? o.maxRetries);
       const timeoutMs = req.timeoutMs ?? o.timeoutMs;
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
@@ -134,7 +136,7 @@ export class HttpClient {
         const failure = describeFailure(error, timeoutMs);
         const retryable = isIdempotent(req.method) || !failure.mayHaveReachedServer;
         if (retryable && canRetry) {
-          await this.pause(backoffDelay(retry, o.random), failure.message, where, retry);
+          await this.pause(backoffDelay(retry, o.random), failure.message, where, retry, req.signal);
           continue;
         }
         const note = !retryable ? 'not retried: the request may have reached the server' : undefined;
@@ -175,7 +177,7 @@ export class HttpClient {
         const asked = retryAfterMs(response.headers);
         if (asked === undefined || asked <= MAX_RETRY_AFTER_MS) {
           const delay = asked ?? backoffDelay(retry, o.random);
-          await this.pause(delay, `HTTP ${response.status}`, where, retry);
+          await this.pause(delay, `HTTP ${response.status}`, where, retry, req.signal);
           continue;
         }
         throw withAttempts(
@@ -196,11 +198,19 @@ export class HttpClient {
     }
   }
 
-  private async pause(ms: number, reason: string, where: string, retry: number): Promise<void> {
+  /** The wait before a retry; Ctrl-C (the request's signal) cuts it short and ends the request. */
+  private async pause(
+    ms: number,
+    reason: string,
+    where: string,
+    retry: number,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const o = this.options;
     o.onRetry?.(
       `${where}: ${reason}; retrying in ${(ms / 1000).toFixed(1)}s (retry ${retry + 1} of ${o.maxRetries})`,
     );
-    await o.sleep(ms);
+    await o.sleep(ms, signal);
+    if (signal?.aborted) throw signal.reason;
   }
 }

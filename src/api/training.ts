@@ -21,6 +21,21 @@ import { p } from './url.js';
 /** system-check answers 503 when a component fails; that answer is a result, not an error to retry. */
 export type SystemCheckBody = Record<string, unknown>;
 
+/**
+ * The creates of training jobs, as requests: sent with TrainingClient.send (a POST, never retried once
+ * it may have reached the server, so never two jobs) or shown by --dry-run.
+ */
+export function rlJobRequest(body: CreateRlJob): RequestOptions {
+  return { method: 'POST', path: '/preview/training-jobs', body };
+}
+
+export function sftJobRequest(body: CreateSftJob): RequestOptions {
+  return { method: 'POST', path: '/preview/sft-training-jobs', body };
+}
+
+/** For requests made while waiting: the wait's deadline, its Ctrl-C, and its own retry policy. */
+export type PollOptions = Pick<RequestOptions, 'timeoutMs' | 'signal' | 'retries'>;
+
 export interface CheckpointQuery {
   after?: string;
   limit?: number;
@@ -69,20 +84,11 @@ export class TrainingClient {
     return (await this.http.request({ method: 'POST', path: p`/preview/models/${id}/log`, body })).data;
   }
 
-  /** Creates: never retried once they may have reached the server, so never two jobs. */
-  createRlJob(body: CreateRlJob): RequestOptions {
-    return { method: 'POST', path: '/preview/training-jobs', body };
-  }
-
-  createSftJob(body: CreateSftJob): RequestOptions {
-    return { method: 'POST', path: '/preview/sft-training-jobs', body };
-  }
-
   async send<T>(request: RequestOptions): Promise<T> {
     return (await this.http.request<T>(request)).data;
   }
 
-  async getJob(id: string, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<JobResponse> {
+  async getJob(id: string, options: PollOptions = {}): Promise<JobResponse> {
     return (
       await this.http.request<JobResponse>({
         method: 'GET',
@@ -95,7 +101,7 @@ export class TrainingClient {
   async listEvents(
     id: string,
     query: { after?: string; limit?: number } = {},
-    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+    options: PollOptions = {},
   ): Promise<Page<JobEvent>> {
     const path = p`/preview/training-jobs/${id}/events`;
     return (await this.http.request<Page<JobEvent>>({ method: 'GET', path, query: { ...query }, ...options }))

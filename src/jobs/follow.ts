@@ -1,20 +1,28 @@
 // Following a job's events with the `after` cursor, polling until a terminal event. Network trouble
 // and 5xx answers do not end the wait: it backs off and tries again with the same cursor, so no event
-// is skipped or seen twice. A deadline ends it with 'timeout', an interrupt with 'interrupted'.
+// is skipped or seen twice. This loop is the only retry layer (its requests are sent with retries: 0),
+// and its waits end early on Ctrl-C and at the deadline.
 
 import type { TrainingClient } from '../api/training.js';
 import type { JobEvent } from '../api/types.js';
 import { ApiError, NetworkError } from '../errors.js';
 import { TERMINAL_EVENTS } from './state.js';
 
-export type FollowEnd = { kind: 'terminal'; event: JobEvent } | { kind: 'timeout' } | { kind: 'interrupted' };
+export type FollowEnd =
+  | { kind: 'terminal'; event: JobEvent }
+  /** Resumed after the last event of a job that had already ended (known from the job's status). */
+  | { kind: 'already-ended'; status: string }
+  | { kind: 'timeout' }
+  | { kind: 'interrupted' };
 
 export interface FollowOptions {
   after?: string;
+  /** Events per poll (1-100). */
+  pageSize?: number;
   intervalMs: number;
   /** Epoch ms after which the follow ends with 'timeout'. */
   deadline?: number;
-  /** Aborted by Ctrl-C. */
+  /** Aborted by Ctrl-C (or when nobody reads the output any more). */
   signal: AbortSignal;
   /** Per-request timeout, shortened near the deadline. */
   requestTimeoutMs: number;
@@ -25,7 +33,7 @@ export interface FollowOptions {
 }
 
 const MAX_BACKOFF_MS = 30_000;
-const PAGE = 100;
+const ENDED = new Set(['succeeded', 'failed']);
 
 function isTransient(error: unknown): boolean {
   return (
@@ -41,8 +49,15 @@ export async function followEvents(
 ): Promise<{ end: FollowEnd; cursor: string | undefined }> {
   let cursor = o.after;
   let failures = 0;
+  // Resuming from a cursor: if nothing comes after it, the job may have ended already, and then
+  // nothing ever will. The job's status (when the server reports one) settles it, once.
+  let checkEnded = o.after !== undefined;
   const remaining = () => (o.deadline === undefined ? Number.POSITIVE_INFINITY : o.deadline - Date.now());
-  /** Waits up to `ms`, but never past the deadline; false if the wait was cut short by either. */
+  const poll = () => ({
+    signal: o.signal,
+    retries: 0,
+    timeoutMs: Math.max(1, Math.min(o.requestTimeoutMs, remaining())),
+  });
   const pause = async (ms: number) => {
     const wait = Math.min(ms, remaining());
     if (wait > 0) await o.sleep(wait, o.signal);
@@ -50,14 +65,21 @@ export async function followEvents(
   for (;;) {
     if (o.signal.aborted) return { end: { kind: 'interrupted' }, cursor };
     if (remaining() <= 0) return { end: { kind: 'timeout' }, cursor };
-    let page: Awaited<ReturnType<TrainingClient['listEvents']>>;
     try {
-      page = await training.listEvents(
-        jobId,
-        { after: cursor, limit: PAGE },
-        { signal: o.signal, timeoutMs: Math.max(1, Math.min(o.requestTimeoutMs, remaining())) },
-      );
+      const page = await training.listEvents(jobId, { after: cursor, limit: o.pageSize ?? 100 }, poll());
       failures = 0;
+      for (const event of page.data) {
+        cursor = event.id;
+        o.onEvent(event);
+        if (TERMINAL_EVENTS.has(event.type)) return { end: { kind: 'terminal', event }, cursor };
+      }
+      if (page.data.length > 0) checkEnded = false;
+      else if (checkEnded) {
+        checkEnded = false;
+        const status = (await training.getJob(jobId, poll())).status;
+        if (status && ENDED.has(status)) return { end: { kind: 'already-ended', status }, cursor };
+      }
+      if (!page.has_more) await pause(o.intervalMs);
     } catch (error) {
       if (o.signal.aborted) return { end: { kind: 'interrupted' }, cursor };
       if (!isTransient(error)) throw error;
@@ -67,13 +89,6 @@ export async function followEvents(
         `${(error as Error).message}; still waiting, next try in ${Math.round(delay / 100) / 10}s`,
       );
       await pause(delay);
-      continue;
     }
-    for (const event of page.data) {
-      cursor = event.id;
-      o.onEvent(event);
-      if (TERMINAL_EVENTS.has(event.type)) return { end: { kind: 'terminal', event }, cursor };
-    }
-    if (!page.has_more) await pause(o.intervalMs);
   }
 }

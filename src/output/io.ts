@@ -56,6 +56,8 @@ export class IO {
   style: ChalkInstance;
   errStyle: ChalkInstance;
   quiet = false;
+  private stdoutClosed = false;
+  private readonly closeListeners = new Set<() => void>();
 
   constructor(
     private readonly streams: Streams,
@@ -88,6 +90,24 @@ export class IO {
     this.write(`${line}\n`);
   }
 
+  /** The reader of stdout went away (`aip … | head -1`): there is no point producing more. */
+  markStdoutClosed(): void {
+    if (this.stdoutClosed) return;
+    this.stdoutClosed = true;
+    for (const listener of this.closeListeners) listener();
+  }
+
+  get outputClosed(): boolean {
+    return this.stdoutClosed;
+  }
+
+  /** Calls `listener` when stdout closes; returns the function that stops listening. */
+  onStdoutClosed(listener: () => void): () => void {
+    if (this.stdoutClosed) listener();
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
+  }
+
   /** Writes a secret to stdout unmasked: only `aip auth token` does this, on purpose. */
   writeSecret(text: string): void {
     this.streams.stdout.write(text);
@@ -100,6 +120,11 @@ export class IO {
   /** Width of the terminal on stdout (80 when unknown). */
   get columns(): number {
     return this.streams.stdout.columns || 80;
+  }
+
+  /** Width of the terminal on stderr, where progress is drawn (80 when unknown). */
+  get stderrColumns(): number {
+    return this.streams.stderr.columns || 80;
   }
 
   /** The stderr stream itself, for readline's prompts (they write the question there). */
@@ -173,14 +198,16 @@ export class IO {
 }
 
 export function processIO(env: Env): IO {
-  // `aip … | head -1` closes the pipe early: the reader has all it wanted, so that is no error. Any
-  // other failure to write results is reported once, in one line, and fails the run.
+  const io = new IO({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env);
+  // `aip … | head -1` closes the pipe early: the reader has all it wanted, so that is no error (and
+  // commands that stream stop). Any other failure to write results is reported once, and fails the run.
   let reported = false;
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' || reported) return;
+    if (error.code === 'EPIPE') return io.markStdoutClosed();
+    if (reported) return;
     reported = true;
     process.stderr.write(`error: cannot write to stdout: ${error.code ?? error.message}\n`);
     process.exitCode = 1;
   });
-  return new IO({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env);
+  return io;
 }

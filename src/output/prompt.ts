@@ -6,7 +6,6 @@ import type { IO } from './io.js';
 
 export function promptSecret(io: IO, question: string): Promise<string> {
   const stdin = io.stdin;
-  io.errWrite(question);
   return new Promise((resolve, reject) => {
     let value = '';
     let inEscape = false;
@@ -38,9 +37,12 @@ export function promptSecret(io: IO, question: string): Promise<string> {
     };
     // The terminal went away (or stdin ended) before Enter: take what was typed, if anything.
     const onEnd = () => finish(undefined);
+    // Raw mode first, then the question: a key typed (or pasted) as soon as the question shows must
+    // never meet a terminal that still echoes.
     stdin.setRawMode?.(true);
     stdin.on('data', onData);
     stdin.once('end', onEnd);
+    io.errWrite(question);
     stdin.resume();
   });
 }

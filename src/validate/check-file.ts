@@ -108,6 +108,13 @@ export async function checkDocuments(
   return result;
 }
 
+/** A file with no documents at all is a problem too (an empty file, or an empty array). */
+export function requireDocuments(checked: CheckedFile, what: string): void {
+  if (checked.documents > 0 || checked.problemCount > 0) return;
+  checked.problemCount = 1;
+  checked.problems.push({ line: 1, message: `no ${what}: the file is empty` });
+}
+
 /** The report lines: one per listed problem, and a count of the rest. */
 export function problemLines(checked: CheckedFile): string[] {
   const lines = checked.problems.map(

@@ -5,7 +5,9 @@
 // answers an earlier tool call, and a tool's parameters are a JSON Schema object.
 
 import { isObject } from '../json.js';
+import type { IO } from '../output/io.js';
 import { functionTool, messageParams, tagged } from './chat-schema.js';
+import { type CheckedFile, checkDocuments, openSource, requireDocuments } from './check-file.js';
 import { arr, type Issue, nullable, obj, validate } from './schema.js';
 
 const sftMessage = tagged(
@@ -121,4 +123,12 @@ export function checkSftExample(value: unknown, stats: SftStats): Issue[] {
   stats.messages += example.messages.length;
   if (example.tools?.length) stats.withTools++;
   return [];
+}
+
+/** Checks a file of SFT examples (JSON Lines, or - for stdin); an empty file is a problem. */
+export async function checkSftFile(path: string, io: IO): Promise<{ checked: CheckedFile; stats: SftStats }> {
+  const stats = emptySftStats();
+  const checked = await checkDocuments(openSource(path, io), (value) => checkSftExample(value, stats));
+  requireDocuments(checked, 'training examples');
+  return { checked, stats };
 }

@@ -3,7 +3,13 @@
 
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { type CheckedFile, checkDocuments, openSource, problemLines } from './check-file.js';
+import {
+  type CheckedFile,
+  checkDocuments,
+  openSource,
+  problemLines,
+  requireDocuments,
+} from './check-file.js';
 import { checkGroup, emptyGroupStats, type GroupStats } from './trajectory.js';
 
 export interface TrajectoryFile {
@@ -22,10 +28,7 @@ export async function checkTrajectoryFile(
   const checked = await checkDocuments(openSource(path, ctx.io), (value) => checkGroup(value, stats), {
     collect,
   });
-  if (checked.documents === 0 && checked.problemCount === 0) {
-    checked.problemCount = 1;
-    checked.problems.push({ line: 1, message: 'no trajectory groups: the file is empty' });
-  }
+  requireDocuments(checked, 'trajectory groups');
   return { groups: checked.values, stats, checked };
 }
 

@@ -2,6 +2,8 @@
 // of events, a checkpoint per step, failures on plan, and event pages.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { JobStore } from '../../src/emulator/store/jobs.js';
+import { ModelStore } from '../../src/emulator/store/models.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 
 let emu: TestEmulator;
@@ -239,5 +241,42 @@ describe('validation and lookups', () => {
     expect(rest.data.at(-1).type).toBe('training_ended');
     expect((await api('GET', `/preview/training-jobs/${created.body.id}/events?after=zzz`)).status).toBe(422);
     expect((await api('GET', `/preview/training-jobs/${created.body.id}/events?limit=101`)).status).toBe(422);
+  });
+});
+
+describe('the schedule, on a clock of our own', () => {
+  it('emits each event exactly at its time', () => {
+    const models = new ModelStore();
+    const model = models.create({ entity: 'e', project: 'p', name: 'n', base_model: 'b' });
+    const jobs = new JobStore(models, 1, 100);
+    const job = jobs.create(
+      { kind: 'rl', model_id: model.id, groups: 2, trajectories: 4, learningRate: 1e-6 },
+      1000,
+    );
+    const types = () => job.events.map((e) => e.type);
+    jobs.advance(1099);
+    expect(types()).toEqual([]);
+    jobs.advance(1100);
+    expect(types()).toEqual(['training_started']);
+    jobs.advance(1299);
+    expect(types()).toEqual(['training_started', 'gradient_step']);
+    jobs.stepMs = 1; // a new pace is for new jobs only
+    jobs.advance(1300);
+    expect(types()).toEqual(['training_started', 'gradient_step', 'gradient_step']);
+    jobs.advance(1400);
+    expect(types().at(-1)).toBe('training_ended');
+    expect(job).toMatchObject({ status: 'succeeded', startedAt: 1100, endedAt: 1400 });
+    expect(models.checkpointsOf(model.id).map((c) => c.step)).toEqual([0, 1, 2]);
+  });
+
+  it('refuses a plan it cannot follow', async () => {
+    for (const plan of [
+      { steps: 0 },
+      { steps: 2, fail_at_step: 3 },
+      { times: 'x', steps: 1 },
+      { step_ms: -1 },
+    ]) {
+      expect((await emu.control('POST', '/job-plans', plan)).status).toBe(422);
+    }
   });
 });

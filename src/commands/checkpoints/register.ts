@@ -1,13 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
-
-export function parseLimit(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) {
-    throw new InvalidArgumentError('expected a whole number from 1 to 100 (the API pages at most 100)');
-  }
-  return Number(value);
-}
+import { parseLimit } from '../parsers.js';
 
 function parseCount(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number, 0 or more');

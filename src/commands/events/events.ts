@@ -8,7 +8,7 @@ import type { JobEvent } from '../../api/types.js';
 import { type Context, DEFAULT_TIMEOUT_SECONDS } from '../../context.js';
 import { InterruptedError, UsageError, WaitTimeoutError } from '../../errors.js';
 import { followEvents } from '../../jobs/follow.js';
-import { formatNumber } from '../../output/numbers.js';
+import { stepSummary } from '../../jobs/state.js';
 import { printTable } from '../../output/table.js';
 import { resolveJobArg } from '../jobs/resolve.js';
 import { DEFAULT_INTERVAL_SECONDS } from '../jobs/watch.js';
@@ -29,10 +29,7 @@ export function eventDetail(event: JobEvent): string {
     case 'training_started':
       return `${data.num_sequences ?? '?'} steps`;
     case 'gradient_step':
-      return ['gradient_step', 'reward', 'loss']
-        .filter((k) => typeof data[k] === 'number')
-        .map((k) => (k === 'gradient_step' ? `step ${data[k]}` : `${k}=${formatNumber(data[k] as number)}`))
-        .join(' ');
+      return `${typeof data.gradient_step === 'number' ? `step ${data.gradient_step} ` : ''}${stepSummary(data)}`.trim();
     case 'training_failed':
       return String(data.error_message ?? '');
     default:
@@ -72,11 +69,13 @@ async function follow(ctx: Context, id: string, ref: string, options: EventsOpti
       ? (e: JobEvent) => collected.push(e)
       : eventWriter(ctx);
   const timeout = ctx.globals.timeout;
-  const { signal, release } = ctx.interruptible();
+  // Ctrl-C, or a reader that went away (`| head`), ends the follow.
+  const { signal, release } = ctx.interruptible({ orStdoutClosed: true });
   let result: Awaited<ReturnType<typeof followEvents>>;
   try {
     result = await followEvents(ctx.training(), id, {
       after: options.after,
+      pageSize: options.limit,
       intervalMs: (options.interval ?? DEFAULT_INTERVAL_SECONDS) * 1000,
       deadline: timeout === undefined ? undefined : Date.now() + timeout * 1000,
       signal,
@@ -89,8 +88,16 @@ async function follow(ctx: Context, id: string, ref: string, options: EventsOpti
     release();
   }
   if (ctx.json && !options.jsonl) io.json(collected);
-  const resume = `aip events ${ref} --follow${result.cursor ? ` --after ${result.cursor}` : ''}`;
+  const again = ['events', ref, '--follow', ...(result.cursor ? ['--after', result.cursor] : [])];
+  if (options.jsonl) again.push('--jsonl');
+  if (ctx.globals.json) again.push('--json');
+  if (options.interval !== undefined) again.push('--interval', String(options.interval));
+  const resume = ctx.commandLine(again);
+  if (result.end.kind === 'already-ended') {
+    io.info(`The job has ended (${result.end.status}); there are no events after ${options.after}`);
+  }
   if (result.end.kind === 'interrupted') {
+    if (io.outputClosed) return; // the reader has what it wanted
     io.err(`Stopped following; resume with: ${resume}`);
     throw new InterruptedError();
   }

@@ -1,7 +1,7 @@
-import { type Command, InvalidArgumentError } from 'commander';
+import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { parseLimit } from '../checkpoints/register.js';
 import { examples } from '../examples.js';
+import { parseInterval, parseLimit } from '../parsers.js';
 
 export function registerEvents(program: Command, ctx: Context): void {
   const events = program
@@ -19,12 +19,7 @@ export function registerEvents(program: Command, ctx: Context): void {
       'keep polling until the job ends; survives dropped connections, never repeats an event',
     )
     .option('--jsonl', 'one event per line, as JSON, written as it arrives')
-    .option('--interval <seconds>', 'seconds between polls with --follow (default 1)', (value: string) => {
-      const n = Number(value);
-      if (!/^\d+(\.\d+)?$/.test(value) || n <= 0 || n > 3600)
-        throw new InvalidArgumentError('expected seconds, more than 0');
-      return n;
-    })
+    .option('--interval <seconds>', 'seconds between polls with --follow (default 1)', parseInterval)
     .action(async (job: string, opts) => {
       const { runEvents } = await import('./events.js');
       await runEvents(ctx, job, opts);

@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { PreparedRequest, RequestOptions } from '../../api/http.js';
+import { rlJobRequest, sftJobRequest } from '../../api/training.js';
 import type { CreateRlJob, CreateSftJob, JobKind, JobResponse } from '../../api/types.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -11,10 +12,10 @@ import { isObject } from '../../json.js';
 import { printFields } from '../../output/table.js';
 import { readJobRegistry, rememberJob } from '../../registry/jobs.js';
 import { redactHeader } from '../../secrets.js';
-import { checkDocuments, openSource, problemLines } from '../../validate/check-file.js';
+import { problemLines } from '../../validate/check-file.js';
 import { EXPERIMENTAL_FIELDS, SFT_CONFIG_FIELDS } from '../../validate/jobs-schema.js';
 import { type Fields, formatPath, obj, validate } from '../../validate/schema.js';
-import { checkSftExample, emptySftStats } from '../../validate/sft.js';
+import { checkSftFile } from '../../validate/sft.js';
 import { readTrajectoryGroups } from '../../validate/trajectory-file.js';
 import { type ModelRef, resolveModelArg } from '../models/resolve.js';
 import { jobRegistryFile } from './resolve.js';
@@ -115,11 +116,15 @@ async function submit(
   options: CommonOptions,
 ): Promise<void> {
   const { io } = ctx;
-  const training = ctx.training();
   if (options.dryRun) {
+    // A dry run shows the request even without a key (the real one would stop with exit 4).
+    const training = ctx.training({ auth: 'optional' });
+    if (!ctx.settings.apiKey())
+      io.warn('no API key: the real request would fail (aip auth login, or AIP_API_KEY)');
     printDryRun(ctx, training.http.prepare(request));
     return;
   }
+  const training = ctx.training();
   // Readable before the job exists: a create that succeeded must not look like a failure.
   const registry = jobRegistryFile(ctx);
   readJobRegistry(registry);
@@ -137,7 +142,11 @@ async function submit(
     io.warn(`the job was created, but could not be remembered (${(error as Error).message}); use its id`);
   }
   if (options.wait) {
-    io.info(`Created ${kind.toUpperCase()} job ${job.id} for ${model.label}`);
+    // The id is the result (for scripts: id=$(aip -q jobs create … --wait)); --json gives the end state.
+    if (!ctx.json) io.out(job.id);
+    io.info(
+      `Created ${kind.toUpperCase()} job for ${model.label}; following it (Ctrl-C stops watching, not the job)`,
+    );
     return watchJob(ctx, job.id, { intervalSeconds: options.interval });
   }
   if (ctx.json) return io.json(job);
@@ -147,7 +156,7 @@ async function submit(
     ['kind', kind],
     ['model', model.label],
   ]);
-  io.info(`Follow it with: aip jobs wait ${job.id}`);
+  io.info(`Follow it with: ${ctx.commandLine(['jobs', 'wait', job.id])}`);
 }
 
 export async function runCreateRl(ctx: Context, options: RlOptions): Promise<void> {
@@ -168,17 +177,12 @@ export async function runCreateRl(ctx: Context, options: RlOptions): Promise<voi
   const { groups } = await readTrajectoryGroups(ctx, options.file);
   const body: CreateRlJob = { model_id: model.id, trajectory_groups: groups };
   if (Object.keys(experimental).length > 0) body.experimental_config = experimental;
-  await submit(ctx, 'rl', model, ctx.training().createRlJob(body), options);
+  await submit(ctx, 'rl', model, rlJobRequest(body), options);
 }
 
-async function checkSftFile(ctx: Context, path: string): Promise<void> {
-  const checked = await checkDocuments(openSource(path, ctx.io), (value) =>
-    checkSftExample(value, emptySftStats()),
-  );
-  if (checked.documents === 0 && checked.problemCount === 0) {
-    checked.problemCount = 1;
-    checked.problems.push({ line: 1, message: 'no training examples: the file is empty' });
-  }
+/** A local copy of SFT data, checked: every problem on stderr, then a usage error (nothing sent). */
+async function requireValidSftFile(ctx: Context, path: string): Promise<void> {
+  const { checked } = await checkSftFile(path, ctx.io);
   if (checked.problemCount === 0) return;
   for (const line of problemLines(checked)) ctx.io.err(line);
   throw new UsageError(
@@ -208,9 +212,9 @@ export async function runCreateSft(ctx: Context, options: SftOptions): Promise<v
       `--data-url "${dataUrl}" is not a wandb-artifact:/// URL; the platform expects wandb-artifact:///entity/project/name:version`,
     );
   }
-  if (options.file !== undefined) await checkSftFile(ctx, options.file);
+  if (options.file !== undefined) await requireValidSftFile(ctx, options.file);
   const body: CreateSftJob = { model_id: model.id, training_data_url: dataUrl };
   if (Object.keys(config).length > 0) body.config = config;
   if (experimental) body.experimental_config = experimental;
-  await submit(ctx, 'sft', model, ctx.training().createSftJob(body), options);
+  await submit(ctx, 'sft', model, sftJobRequest(body), options);
 }

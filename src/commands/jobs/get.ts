@@ -12,6 +12,26 @@ import { modelRegistryFile } from '../models/resolve.js';
 import { resolveJobArg } from './resolve.js';
 import { stateJson } from './watch.js';
 
+/** What a person reads first; scripts get every metric (TSV, or --json). */
+const HEADLINE = [
+  'reward',
+  'reward_std_dev',
+  'loss',
+  'grad_norm',
+  'learning_rate',
+  'entropy',
+  'kl_div',
+  'tokens_per_second',
+];
+
+function metricsText(latest: Record<string, unknown> | undefined, headlineOnly: boolean): string {
+  const numeric = Object.entries(latest ?? {}).filter((e): e is [string, number] => typeof e[1] === 'number');
+  const headline = numeric.filter(([k]) => HEADLINE.includes(k));
+  return (headlineOnly && headline.length > 0 ? headline : numeric)
+    .map(([k, v]) => `${k}=${formatNumber(v)}`)
+    .join(' ');
+}
+
 export async function runGet(ctx: Context, ref: string): Promise<void> {
   const { io } = ctx;
   const id = resolveJobArg(ctx, ref);
@@ -30,12 +50,7 @@ export async function runGet(ctx: Context, ref: string): Promise<void> {
         (m) => m.id === job.model_id && m.base_url === ctx.serviceUrl('training'),
       ) ?? undefined)
     : undefined;
-  const metrics = state.latest
-    ? Object.entries(state.latest)
-        .filter(([, v]) => typeof v === 'number')
-        .map(([k, v]) => `${k}=${formatNumber(v as number)}`)
-        .join(' ')
-    : '';
+  const metrics = metricsText(state.latest, io.isStdoutTTY);
   const fields: Array<[string, unknown]> = [
     ['id', job.id],
     ['status', describeState(state)],

@@ -7,9 +7,10 @@ import { jobRegistryFile } from './resolve.js';
 export async function runList(ctx: Context): Promise<void> {
   const { io } = ctx;
   const baseUrl = ctx.serviceUrl('training');
+  // The registry keeps the order jobs were created in: newest first is that order reversed.
   const jobs = readJobRegistry(jobRegistryFile(ctx))
     .jobs.filter((j) => j.base_url === baseUrl)
-    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+    .reverse();
   if (ctx.json) return io.json(jobs.map(({ base_url: _b, ...job }) => job));
   if (io.quiet) {
     for (const job of jobs) io.out(job.id);

@@ -1,22 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
-
-function number(name: string) {
-  return (value: string) => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n))
-      throw new InvalidArgumentError(`${name}: expected a number`);
-    return n;
-  };
-}
-
-function positiveSeconds(value: string): number {
-  const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || n <= 0 || n > 3600)
-    throw new InvalidArgumentError('expected seconds, more than 0 and at most 3600');
-  return n;
-}
+import { parseInterval, parseNumber, parseNumberList } from '../parsers.js';
 
 const MODEL = 'model id, or a name created from this machine';
 const JOB = 'job id, or the start of one created from this machine (at least 4 characters)';
@@ -24,7 +9,7 @@ const JOB = 'job id, or the start of one created from this machine (at least 4 c
 function waitOptions(command: Command): Command {
   return command
     .option('--wait', 'follow the job to its end (exit 0 succeeded, 5 failed, 7 --timeout reached)')
-    .option('--interval <seconds>', 'seconds between polls while waiting (default 1)', positiveSeconds)
+    .option('--interval <seconds>', 'seconds between polls while waiting (default 1)', parseInterval)
     .option(
       '--dry-run',
       'print the exact request (method, URL, headers with the key masked, body) and send nothing',
@@ -51,11 +36,11 @@ export function registerJobs(program: Command, ctx: Context): void {
       .description('an RL job from trajectory groups (JSON Lines or a JSON array; - for stdin)')
       .requiredOption('--model <model>', MODEL)
       .requiredOption('--file <path>', 'trajectory groups to train on')
-      .option('--learning-rate <x>', 'learning rate (e.g. 5e-6)', number('--learning-rate'))
+      .option('--learning-rate <x>', 'learning rate (e.g. 5e-6)', parseNumber('--learning-rate'))
       .addOption(new Option('--loss-fn <fn>', 'loss function').choices(['cispo', 'ppo']))
-      .option('--kl-penalty-coef <x>', 'KL penalty coefficient', number('--kl-penalty-coef'))
-      .option('--epsilon <x>', 'clipping epsilon', number('--epsilon'))
-      .option('--advantage-balance <x>', 'advantage balance, -1 to 1', number('--advantage-balance'))
+      .option('--kl-penalty-coef <x>', 'KL penalty coefficient', parseNumber('--kl-penalty-coef'))
+      .option('--epsilon <x>', 'clipping epsilon', parseNumber('--epsilon'))
+      .option('--advantage-balance <x>', 'advantage balance, -1 to 1', parseNumber('--advantage-balance'))
       .option('--allow-training-without-logprobs', 'train on choices that carry no logprobs')
       .option(
         '--config <json|file>',
@@ -87,12 +72,7 @@ export function registerJobs(program: Command, ctx: Context): void {
           throw new InvalidArgumentError('expected a whole number or auto');
         return Number(v);
       })
-      .option('--learning-rate <x[,x…]>', 'learning rate, or one per batch', (v: string) => {
-        const rates = v.split(',').map(Number);
-        if (rates.some((r) => !Number.isFinite(r)))
-          throw new InvalidArgumentError('expected numbers, e.g. 5e-5 or 1e-5,2e-5');
-        return rates.length === 1 ? rates[0] : rates;
-      })
+      .option('--learning-rate <x[,x…]>', 'learning rate, or one per batch', parseNumberList)
       .addOption(
         new Option('--assistant-turns <which>', 'train on all assistant turns or the last').choices([
           'all',
@@ -157,7 +137,7 @@ export function registerJobs(program: Command, ctx: Context): void {
       'follow a job to its end: exit 0 succeeded, 5 failed, 7 --timeout reached; Ctrl-C stops watching, not the job',
     )
     .argument('<job>', JOB)
-    .option('--interval <seconds>', 'seconds between polls (default 1)', positiveSeconds)
+    .option('--interval <seconds>', 'seconds between polls (default 1)', parseInterval)
     .action(async (job: string, opts: { interval?: number }) => {
       const { runWait } = await import('./wait.js');
       await runWait(ctx, job, opts);

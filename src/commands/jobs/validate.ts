@@ -4,13 +4,13 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { formatNumber } from '../../output/numbers.js';
-import { checkDocuments, openSource, problemLines } from '../../validate/check-file.js';
-import { checkSftExample, emptySftStats } from '../../validate/sft.js';
+import { type CheckedFile, problemLines } from '../../validate/check-file.js';
+import { checkSftFile } from '../../validate/sft.js';
 import { checkTrajectoryFile } from '../../validate/trajectory-file.js';
 
 export async function runValidate(ctx: Context, kind: 'rl' | 'sft', path: string): Promise<void> {
   const { io } = ctx;
-  let checked: Awaited<ReturnType<typeof checkDocuments>>;
+  let checked: CheckedFile;
   let summary: Record<string, unknown>;
   let text: string;
   if (kind === 'rl') {
@@ -20,12 +20,9 @@ export async function runValidate(ctx: Context, kind: 'rl' | 'sft', path: string
     summary = { groups, trajectories, reward_min: minReward ?? null, reward_max: maxReward ?? null };
     text = `${groups} groups, ${trajectories} trajectories${minReward === undefined ? '' : `, rewards ${formatNumber(minReward)} to ${formatNumber(maxReward!)}`}`;
   } else {
-    const stats = emptySftStats();
-    checked = await checkDocuments(openSource(path, io), (value) => checkSftExample(value, stats));
-    if (checked.documents === 0 && checked.problemCount === 0) {
-      checked.problemCount = 1;
-      checked.problems.push({ line: 1, message: 'no training examples: the file is empty' });
-    }
+    const file = await checkSftFile(path, io);
+    checked = file.checked;
+    const { stats } = file;
     summary = { examples: stats.examples, messages: stats.messages, with_tools: stats.withTools };
     text = `${stats.examples} examples, ${stats.messages} messages, ${stats.withTools} with tools`;
   }

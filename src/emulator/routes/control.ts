@@ -102,22 +102,40 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
   router.add('POST', '/_emulator/job-plans', {
     run: (x) => {
       const body = x.json() as Record<string, unknown>;
-      const whole = (v: unknown, min: number) =>
-        Number.isInteger(v) && (v as number) >= min ? (v as number) : undefined;
-      const jobs = x.state.jobs;
-      if (body.step_ms !== undefined) {
-        const stepMs = whole(body.step_ms, 0);
-        if (stepMs === undefined)
-          return x.invalid([{ type: 'value_error', loc: ['body', 'step_ms'], msg: 'a whole number of ms' }]);
-        jobs.stepMs = stepMs;
-      }
-      if (body.steps !== undefined || body.fail_at_step !== undefined) {
-        jobs.plans.push({
-          steps: whole(body.steps, 1),
-          fail_at_step: whole(body.fail_at_step, 1),
-          error_message: typeof body.error_message === 'string' ? body.error_message : undefined,
-          remaining: whole(body.times, 1) ?? 1,
+      const problems: Array<{ type: string; loc: Array<string | number>; msg: string }> = [];
+      const whole = (name: string, min: number): number | undefined => {
+        const v = body[name];
+        if (v === undefined) return undefined;
+        if (Number.isInteger(v) && (v as number) >= min) return v as number;
+        problems.push({ type: 'value_error', loc: ['body', name], msg: `a whole number, at least ${min}` });
+        return undefined;
+      };
+      const stepMs = whole('step_ms', 0);
+      const plan = {
+        steps: whole('steps', 1),
+        fail_at_step: whole('fail_at_step', 1),
+        remaining: whole('times', 1) ?? 1,
+      };
+      if (plan.steps !== undefined && plan.fail_at_step !== undefined && plan.fail_at_step > plan.steps) {
+        problems.push({
+          type: 'value_error',
+          loc: ['body', 'fail_at_step'],
+          msg: 'a step the job has: at most steps',
         });
+      }
+      if (body.error_message !== undefined && typeof body.error_message !== 'string') {
+        problems.push({
+          type: 'string_type',
+          loc: ['body', 'error_message'],
+          msg: 'Input should be a valid string',
+        });
+      }
+      if (problems.length > 0) return x.invalid(problems);
+      const jobs = x.state.jobs;
+      // A new pace applies to jobs created from now on; running jobs keep theirs.
+      if (stepMs !== undefined) jobs.stepMs = stepMs;
+      if (plan.steps !== undefined || plan.fail_at_step !== undefined) {
+        jobs.plans.push({ ...plan, error_message: body.error_message as string | undefined });
       }
       x.send(200, { step_ms: jobs.stepMs, plans: jobs.plans });
     },

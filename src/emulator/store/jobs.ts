@@ -33,6 +33,8 @@ export interface EmulatedJob {
   kind: JobKind;
   model_id: string;
   createdAt: number;
+  /** The step time when the job was created: a later change of pace does not re-time it. */
+  stepMs: number;
   steps: number;
   failAtStep: number | undefined;
   errorMessage: string;
@@ -87,6 +89,7 @@ export class JobStore {
       id: uuidFrom(this.random),
       ...fields,
       createdAt: now,
+      stepMs: this.stepMs,
       steps,
       failAtStep: plan?.fail_at_step,
       errorMessage: plan?.error_message ?? 'Training failed: the worker ran out of GPU memory',
@@ -102,7 +105,7 @@ export class JobStore {
   advance(now: number): void {
     for (const job of this.jobs.values()) {
       while (job.status === 'queued' || job.status === 'running') {
-        const due = job.createdAt + (job.slots + 1) * this.stepMs;
+        const due = job.createdAt + (job.slots + 1) * job.stepMs;
         if (due > now) break;
         this.emit(job, due);
       }

@@ -1,0 +1,42 @@
+// Option values shared by several commands, checked as commander parses them (a bad one is a usage
+// error, exit 2, before anything is sent).
+
+import { InvalidArgumentError } from 'commander';
+
+export function parseLimit(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) {
+    throw new InvalidArgumentError('expected a whole number from 1 to 100 (the API pages at most 100)');
+  }
+  return Number(value);
+}
+
+/** Seconds between polls. */
+export function parseInterval(value: string): number {
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || seconds <= 0 || seconds > 3600) {
+    throw new InvalidArgumentError('expected seconds, more than 0 and at most 3600');
+  }
+  return seconds;
+}
+
+/** A finite number, for a flag named in the message. */
+export function parseNumber(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n))
+      throw new InvalidArgumentError(`${flag}: expected a number`);
+    return n;
+  };
+}
+
+/** One number, or a comma-separated list of them (a value per batch). */
+export function parseNumberList(value: string): number | number[] {
+  const parts = value.split(',').map((p) => p.trim());
+  if (parts.some((p) => p === '' || !Number.isFinite(Number(p)))) {
+    throw new InvalidArgumentError(
+      'expected a number, or numbers separated by commas, e.g. 5e-5 or 1e-5,2e-5',
+    );
+  }
+  const numbers = parts.map(Number);
+  return numbers.length === 1 ? numbers[0]! : numbers;
+}
