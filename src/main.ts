@@ -1,35 +1,12 @@
 // main(argv) → exit code. The only place where an error becomes a message and an exit status; commands
 // never call process.exit. Tests call main() in-process with their own IO, environment and fetch.
 
-import { CommanderError } from 'commander';
 import { nodeTransport } from './api/transport.js';
 import { Context, type Deps } from './context.js';
-import { CliError, ExitCode, exitCodeFor } from './errors.js';
-import { type IO, processIO } from './output/io.js';
+import { ExitCode } from './errors.js';
+import { processIO } from './output/io.js';
 import { buildProgram } from './program.js';
-
-/** Commander's own outcomes: help and version are successes; anything else is a usage error. */
-function commanderExitCode(error: CommanderError): number {
-  if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return ExitCode.ok;
-  return ExitCode.usage;
-}
-
-function report(error: unknown, io: IO, debug: boolean): number {
-  if (error instanceof CommanderError) return commanderExitCode(error);
-  const red = io.errStyle.red;
-  if (error instanceof CliError) {
-    io.err(`${red('error:')} ${error.message}${error.hint ? `; ${error.hint}` : ''}`);
-    for (const line of error.details) io.err(`  ${line}`);
-  } else {
-    // Not an error we anticipated: a bug. Say so plainly; the stack is for --debug.
-    const message = error instanceof Error ? error.message : String(error);
-    io.err(
-      `${red('error:')} unexpected failure: ${message}${debug ? '' : ' (run with --debug for details)'}`,
-    );
-  }
-  if (debug && error instanceof Error && error.stack) io.err(io.errStyle.dim(error.stack));
-  return exitCodeFor(error);
-}
+import { report } from './report.js';
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

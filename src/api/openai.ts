@@ -64,6 +64,18 @@ export async function sdkCall<T>(
   } catch (error) {
     if (error instanceof CliError) throw error;
     const name = SERVICE_NAMES[service];
+    // A streamed body cut short surfaces as the socket's own error, not as an SDK error.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (
+      code === 'ECONNRESET' ||
+      (error as Error).message === 'aborted' ||
+      (error as Error).message === 'terminated'
+    ) {
+      throw new NetworkError(
+        `${name}: the connection was closed before the answer was complete (${where.method} ${new URL(where.url).pathname})`,
+        { cause: error },
+      );
+    }
     if (error instanceof APIConnectionTimeoutError) {
       throw new NetworkError(`${name} unreachable: ${where.method} ${new URL(where.url).pathname} timed out`);
     }
