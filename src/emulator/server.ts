@@ -14,6 +14,7 @@ import { type Api, defaultMessage, Exchange, errorBody, InvalidJsonBody } from '
 import { type Fault, FaultStore } from './faults.js';
 import { describeBody, RequestLog } from './recorder.js';
 import { Router } from './router.js';
+import { registerChatRoutes } from './routes/chat.js';
 import { registerControlRoutes } from './routes/control.js';
 import { registerInferenceRoutes } from './routes/inference.js';
 import { registerJobRoutes } from './routes/jobs.js';
@@ -32,6 +33,8 @@ export interface EmulatorOptions {
   seed?: number;
   /** Time per training step of the emulated jobs. */
   stepMs?: number;
+  /** Time between streamed chat tokens. */
+  tokenMs?: number;
   /** One line per request (status, method, path, time). */
   log?: (line: string) => void;
 }
@@ -123,6 +126,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     team: options.team,
     seed: options.seed,
     stepMs: options.stepMs,
+    tokenMs: options.tokenMs,
   });
   const faults = new FaultStore();
   const requests = new RequestLog();
@@ -130,6 +134,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   registerTrainingRoutes(router);
   registerModelRoutes(router);
   registerJobRoutes(router);
+  registerChatRoutes(router);
   registerInferenceRoutes(router);
   registerControlRoutes(router, faults, requests);
   let nextRequest = 1;

@@ -8,6 +8,9 @@ import { ModelStore } from './store/models.js';
 /** Time per training step unless `aip emulator --step-ms` says otherwise: slow enough to watch. */
 export const DEFAULT_STEP_MS = 300;
 
+/** Time between streamed tokens unless `aip emulator --token-ms` says otherwise: visible streaming. */
+export const DEFAULT_TOKEN_MS = 20;
+
 export const COMPONENTS = ['api', 'database', 'cpu_queue', 'gpu_queue'] as const;
 
 export class EmulatorState {
@@ -18,8 +21,14 @@ export class EmulatorState {
   failingComponents = new Map<string, string>();
   readonly models = new ModelStore();
   readonly jobs: JobStore;
+  /** Time between the tokens of a streamed chat reply. */
+  tokenMs: number;
 
-  constructor(apiKeys: readonly string[], options: { team?: string; seed?: number; stepMs?: number } = {}) {
+  constructor(
+    apiKeys: readonly string[],
+    options: { team?: string; seed?: number; stepMs?: number; tokenMs?: number } = {},
+  ) {
+    this.tokenMs = options.tokenMs ?? DEFAULT_TOKEN_MS;
     this.keys = new Map(apiKeys.map((key) => [key, options.team ?? EMULATOR_DEFAULT_TEAM]));
     this.jobs = new JobStore(this.models, options.seed ?? 0, options.stepMs ?? DEFAULT_STEP_MS);
   }

@@ -18,12 +18,13 @@ export interface TestEmulator extends RunningEmulator {
 
 /** Jobs step every 2 ms unless a test asks otherwise: fast, and still a schedule. */
 export async function startTestEmulator(
-  options: { stepMs?: number; seed?: number } = {},
+  options: { stepMs?: number; seed?: number; tokenMs?: number } = {},
 ): Promise<TestEmulator> {
   const emu = await startEmulator({
     port: 0,
     apiKeys: [TEST_KEY],
     stepMs: options.stepMs ?? 2,
+    tokenMs: options.tokenMs ?? 0,
     seed: options.seed,
   });
   const control = async (method: string, path: string, body?: unknown) => {

@@ -25,6 +25,7 @@ export interface EmulatorStartOptions {
   apiKey?: string[];
   detach?: boolean;
   stepMs?: number;
+  tokenMs?: number;
   seed?: number;
 }
 
@@ -39,6 +40,7 @@ export function registerEmulator(program: Command, ctx: Context): void {
       collect,
     )
     .option('--step-ms <ms>', 'time per step of an emulated training job (default 300)', parseWhole)
+    .option('--token-ms <ms>', 'time between the tokens of a streamed chat reply (default 20)', parseWhole)
     .option('--seed <n>', 'seed of job ids and metrics: the same seed, the same jobs (default 0)', parseWhole)
     .option('--detach', 'run in the background; stop it with `aip emulator stop`')
     .action(async (opts: EmulatorStartOptions) => {

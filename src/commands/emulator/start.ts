@@ -32,6 +32,7 @@ async function listen(ctx: Context, opts: EmulatorStartOptions, keys: string[]):
       port,
       apiKeys: keys,
       stepMs: opts.stepMs,
+      tokenMs: opts.tokenMs,
       seed: opts.seed,
       log: io.quiet ? undefined : (line) => io.err(line),
     });
@@ -100,6 +101,7 @@ async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<vo
   const args = [join(packageRoot(), 'bin', 'aip.js'), 'emulator', '--port', String(opts.port), '--no-color'];
   if (opts.stepMs !== undefined) args.push('--step-ms', String(opts.stepMs));
   if (opts.seed !== undefined) args.push('--seed', String(opts.seed));
+  if (opts.tokenMs !== undefined) args.push('--token-ms', String(opts.tokenMs));
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', log, log, 'ipc'],

@@ -141,6 +141,21 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
     },
   });
 
+  // {"token_ms": 0}: the pace of streamed chat replies.
+  router.add('POST', '/_emulator/chat', {
+    run: (x) => {
+      const body = x.json() as { token_ms?: unknown };
+      const ms = body.token_ms;
+      if (!Number.isInteger(ms) || (ms as number) < 0 || (ms as number) > 60_000) {
+        return x.invalid([
+          { type: 'value_error', loc: ['body', 'token_ms'], msg: 'a whole number of ms, 0 to 60000' },
+        ]);
+      }
+      x.state.tokenMs = ms as number;
+      x.send(200, { token_ms: x.state.tokenMs });
+    },
+  });
+
   router.add('GET', '/_emulator/logs', { run: (x) => x.send(200, { data: x.state.models.logs }) });
 
   router.add('GET', '/_emulator/state', {
