@@ -4,6 +4,7 @@
 
 import { Command, InvalidArgumentError } from 'commander';
 import { registerAuth } from './commands/auth/register.js';
+import { registerChat } from './commands/chat/register.js';
 import { registerCheckpoints } from './commands/checkpoints/register.js';
 import { registerCompletion } from './commands/completion/register.js';
 import { registerConfig } from './commands/config/register.js';
@@ -118,6 +119,7 @@ export function buildProgram(ctx: Context): Command {
   registerCheckpoints(program, ctx);
   registerJobs(program, ctx);
   registerEvents(program, ctx);
+  registerChat(program, ctx);
   registerHealth(program, ctx);
   registerEmulator(program, ctx);
   registerCompletion(program, ctx);

@@ -1,0 +1,120 @@
+// `aip chat`: one completion (a prompt from the arguments and/or stdin), or, with no prompt on a
+// terminal, a conversation (repl.ts). Streams by default when stdout is a terminal.
+
+import { complete } from '../../chat/complete.js';
+import { resolveChatModel } from '../../chat/model.js';
+import { appendTranscript, loadTranscript } from '../../chat/transcript.js';
+import type { ChatMessage, Usage } from '../../chat/types.js';
+import type { Context } from '../../context.js';
+import { InterruptedError, UsageError } from '../../errors.js';
+import type { ChatOptions } from './register.js';
+
+const ROLES = ['system', 'developer', 'user', 'assistant'];
+
+/** -o key=value: the value as JSON when it parses (numbers, booleans, objects), else a string. */
+export function parseParams(options: readonly string[] = []): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const option of options) {
+    const eq = option.indexOf('=');
+    if (eq <= 0) throw new UsageError(`-o ${option}: expected key=value`);
+    const value = option.slice(eq + 1);
+    try {
+      params[option.slice(0, eq)] = JSON.parse(value);
+    } catch {
+      params[option.slice(0, eq)] = value;
+    }
+  }
+  return params;
+}
+
+/** The conversation before the prompt: a transcript, then -s (first), then each --message. */
+export function seedMessages(
+  history: readonly ChatMessage[],
+  system: string | undefined,
+  seeds: readonly string[] = [],
+): ChatMessage[] {
+  const messages = [...history];
+  if (system !== undefined) {
+    if (messages[0]?.role === 'system') messages[0] = { role: 'system', content: system };
+    else messages.unshift({ role: 'system', content: system });
+  }
+  for (const seed of seeds) {
+    const colon = seed.indexOf(':');
+    const role = colon > 0 ? seed.slice(0, colon) : '';
+    if (!ROLES.includes(role))
+      throw new UsageError(`--message ${seed}: expected role:content with a role of ${ROLES.join(', ')}`);
+    messages.push({ role, content: seed.slice(colon + 1) });
+  }
+  return messages;
+}
+
+export function usageLine(usage: Usage | undefined): string {
+  return usage
+    ? `usage: ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion = ${usage.total_tokens} tokens`
+    : 'usage: not reported';
+}
+
+export async function runChat(ctx: Context, words: string[], options: ChatOptions): Promise<void> {
+  const { io } = ctx;
+  const ref = options.model ?? ctx.settings.get('default-model');
+  if (!ref)
+    throw new UsageError(
+      'no model: pass -m MODEL, or aip config set default-model MODEL (aip models list shows them)',
+    );
+  const target = resolveChatModel(ctx, ref, options.api);
+  const params = { ...parseParams(options.option) };
+  if (options.temperature !== undefined) params.temperature = options.temperature;
+  if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens;
+  const history = options.continue ? await loadTranscript(ctx, options.continue) : [];
+  const messages = seedMessages(history, options.system, options.message);
+
+  // As llm does: stdin (when piped) and the argument are both the prompt, stdin first.
+  const piped = io.isStdinTTY ? '' : (await io.readStdin()).trimEnd();
+  const prompt = [piped, words.join(' ')].filter(Boolean).join('\n');
+  if (!prompt) {
+    if (io.isStdinTTY && ctx.globals.input !== false) {
+      const { runRepl } = await import('./repl.js');
+      return runRepl(ctx, { ...target, messages, params, transcript: options.continue });
+    }
+    if (messages.at(-1)?.role !== 'user') {
+      throw new UsageError(
+        'no prompt: give one as an argument or on stdin (on a terminal, aip chat alone starts a conversation)',
+      );
+    }
+  }
+  const added: ChatMessage[] = prompt ? [{ role: 'user', content: prompt }] : [];
+  messages.push(...added);
+
+  const stream = !ctx.json && (options.stream ?? io.isStdoutTTY);
+  const { signal, release } = ctx.interruptible();
+  let outcome: Awaited<ReturnType<typeof complete>>;
+  let streamed = false;
+  try {
+    outcome = await complete(
+      ctx,
+      { ...target, messages, params },
+      {
+        stream,
+        signal,
+        onText: (text) => {
+          streamed = true;
+          io.write(text);
+        },
+      },
+    );
+  } catch (error) {
+    // What arrived before the failure stays on stdout, ended by a newline; the error goes to stderr.
+    if (streamed) io.write('\n');
+    throw error;
+  } finally {
+    release();
+  }
+  if (ctx.json) io.json(outcome.completion ?? null);
+  else if (stream) {
+    if (streamed) io.write('\n');
+  } else io.out(outcome.content);
+  if (options.usage) io.err(usageLine(outcome.usage));
+  if (outcome.interrupted) throw new InterruptedError();
+  if (options.continue)
+    appendTranscript(options.continue, [...added, { role: 'assistant', content: outcome.content }]);
+}

@@ -1,0 +1,78 @@
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { Context } from '../../context.js';
+import { examples } from '../examples.js';
+import { parseNumber } from '../parsers.js';
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function parseMaxTokens(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new InvalidArgumentError('expected a whole number, 1 or more');
+  return Number(value);
+}
+
+export interface ChatOptions {
+  model?: string;
+  system?: string;
+  message?: string[];
+  temperature?: number;
+  maxTokens?: number;
+  option?: string[];
+  api?: 'inference' | 'training';
+  stream?: boolean;
+  usage?: boolean;
+  continue?: string;
+}
+
+export function registerChat(program: Command, ctx: Context): void {
+  const chat = program
+    .command('chat')
+    .description(
+      'chat with a model (the openai SDK, on the Inference or Training API); no prompt on a terminal opens a conversation',
+    )
+    .argument('[prompt...]', 'the prompt (joined with stdin when both are given)')
+    .option(
+      '-m, --model <model>',
+      'model id, wandb-artifact:///team/project/name[:stepN], or name[:stepN] of a model created here (default: the default-model setting)',
+    )
+    .option('-s, --system <text>', 'system prompt')
+    .option(
+      '--message <role:content>',
+      'a message before the prompt, e.g. user:hi or assistant:hello (repeatable)',
+      collect,
+    )
+    .option('--temperature <x>', 'sampling temperature', parseNumber('--temperature'))
+    .option('--max-tokens <n>', 'most tokens to generate', parseMaxTokens)
+    .option(
+      '-o, --option <key=value>',
+      'any other request parameter, value as JSON when it parses (repeatable)',
+      collect,
+    )
+    .addOption(
+      new Option(
+        '--api <api>',
+        'which API serves the model (default: training for trained checkpoints, else inference)',
+      ).choices(['inference', 'training']),
+    )
+    .option('--stream', 'stream the reply (the default when stdout is a terminal)')
+    .option('--no-stream', 'wait for the whole reply')
+    .option('--usage', 'print token counts on stderr')
+    .option(
+      '--continue <file>',
+      'a JSON Lines transcript to continue: its messages come first, and the new turns are added to it',
+    )
+    .action(async (prompt: string[], opts: ChatOptions) => {
+      const { runChat } = await import('./chat.js');
+      await runChat(ctx, prompt, opts);
+    });
+  examples(chat, [
+    'aip chat -m openai/gpt-oss-20b "Write a haiku about gradients"',
+    'git diff | aip chat -m openai/gpt-oss-20b "Review this change"',
+    'aip chat -m agent-001:step5 "Hello"               # a trained checkpoint, on the Training API',
+    'aip chat -m openai/gpt-oss-20b --json "hi" | jq .usage',
+    'aip chat -m openai/gpt-oss-20b                   # a conversation (on a terminal)',
+    'aip chat -m openai/gpt-oss-20b --continue notes.jsonl "and then?"',
+  ]);
+}
