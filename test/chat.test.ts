@@ -8,8 +8,19 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../src/emulator/recorder.js';
+import { main } from '../src/main.js';
 import { type RunOptions, runCli, tempConfigDir } from './helpers/cli.js';
 import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { fakeIO } from './helpers/io.js';
+
+/** Resolves once `condition` holds (polled; an async condition may ask the emulator). */
+async function waitFor(condition: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 let emu: TestEmulator;
 let env: Record<string, string>;
@@ -312,11 +323,27 @@ describe('aip chat: errors', () => {
     }
   });
 
-  it('retries a 429 after Retry-After, then answers', async () => {
-    await emu.fault({ path: INFERENCE, status: 429, retry_after: '0', times: 1 });
+  it('retries a 429 after the Retry-After it was given, then answers', async () => {
+    await emu.fault({ path: INFERENCE, status: 429, retry_after: '1', times: 1 });
     const r = await run(['chat', '-m', MODEL, 'hi']);
     expect(r.code).toBe(0);
-    expect(await chatRequests()).toHaveLength(2);
+    const [first, second] = await chatRequests();
+    expect([first!.status, second!.status]).toEqual([429, 200]);
+    // A lower bound only: the SDK waited at least the second it was asked to.
+    expect(Date.parse(second!.time) - Date.parse(first!.time)).toBeGreaterThanOrEqual(950);
+  });
+
+  it('a stream that stalls part-way ends after --timeout without a chunk (exit 1, the text so far kept)', async () => {
+    await emu.control('POST', '/chat', { token_ms: 4000 });
+    try {
+      const r = await run(['--timeout', '0.5', 'chat', '-m', MODEL, '--stream', 'hi']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(
+        /^error: Inference API: the stream stalled: nothing for 0\.5s after 0 characters/i,
+      );
+    } finally {
+      await emu.control('POST', '/chat', { token_ms: 0 });
+    }
   });
 
   it('a key that is wrong is 401 from either API (exit 4), and the key never shows', async () => {
@@ -360,10 +387,7 @@ describe('aip chat: interrupting and continuing', () => {
       const full = await replyTo([{ role: 'user', content: 'a long answer please' }]);
       const signals = new EventEmitter();
       const running = run(['chat', '-m', MODEL, '--stream', 'a long answer please'], { signals });
-      const deadline = Date.now() + 5000;
-      while ((await chatRequests()).length < 2 && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await waitFor(async () => (await chatRequests()).length === 2);
       await new Promise((r) => setTimeout(r, 150));
       signals.emit('SIGINT');
       const r = await running;
@@ -374,6 +398,41 @@ describe('aip chat: interrupting and continuing', () => {
       expect(partial.length).toBeLessThan(full.length);
       expect(full.startsWith(partial)).toBe(true);
       expect(signals.listenerCount('SIGINT')).toBe(0);
+    } finally {
+      await emu.control('POST', '/chat', { token_ms: 0 });
+    }
+  });
+
+  it('Ctrl-C while waiting for a whole reply prints nothing on stdout, with or without --json', async () => {
+    for (const json of [[], ['--json']]) {
+      await emu.reset();
+      await emu.fault({ path: INFERENCE, delay_ms: 3000, times: 1 });
+      const signals = new EventEmitter();
+      const running = run(['chat', '-m', MODEL, ...json, 'hi'], { signals });
+      await waitFor(async () => (await chatRequests()).length > 0);
+      signals.emit('SIGINT');
+      const r = await running;
+      expect(r.code).toBe(130);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe('error: interrupted\n');
+    }
+  });
+
+  it('stops streaming when nobody reads stdout any more (`| head`), exit 0', async () => {
+    await emu.control('POST', '/chat', { token_ms: 40 });
+    try {
+      const { io, stdout } = fakeIO({ env });
+      const done = main(['chat', '-m', MODEL, '--stream', 'a long answer please'], {
+        env,
+        io,
+        signals: new EventEmitter(),
+        sleep: async () => undefined,
+      });
+      await waitFor(async () => stdout.text.length > 0);
+      io.markStdoutClosed();
+      expect(await done).toBe(0);
+      const full = await replyTo([{ role: 'user', content: 'a long answer please' }]);
+      expect(stdout.text.length).toBeLessThan(full.length);
     } finally {
       await emu.control('POST', '/chat', { token_ms: 0 });
     }
@@ -398,6 +457,53 @@ describe('aip chat: interrupting and continuing', () => {
     expect((await lastBody()).messages).toEqual(messages.slice(0, 3));
   });
 
+  it('--continue keeps the seeded turns it sent (a new -s replaces the old system prompt)', async () => {
+    const file = join(tempConfigDir(), 'seeded.jsonl');
+    writeFileSync(
+      file,
+      '{"role":"system","content":"old"}\n{"role":"user","content":"hi"}\n{"role":"assistant","content":"hello"}\n',
+    );
+    const r = await run([
+      'chat',
+      '-m',
+      MODEL,
+      '--continue',
+      file,
+      '-s',
+      'new',
+      '--message',
+      'user:one',
+      '--message',
+      'assistant:two',
+      'three',
+    ]);
+    expect(r.code).toBe(0);
+    const saved = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(saved).toEqual([
+      { role: 'system', content: 'new' },
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+      { role: 'user', content: 'one' },
+      { role: 'assistant', content: 'two' },
+      { role: 'user', content: 'three' },
+      { role: 'assistant', content: r.stdout.trimEnd() },
+    ]);
+    expect((await lastBody()).messages).toEqual(saved.slice(0, -1));
+  });
+
+  it('--continue to a file that cannot be written is refused before sending', async () => {
+    const dir = tempConfigDir();
+    for (const file of [join(dir, 'no-such-dir', 't.jsonl'), dir]) {
+      const r = await run(['chat', '-m', MODEL, '--continue', file, 'hi']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^error: cannot write ${file}: `));
+    }
+    expect(await chatRequests()).toHaveLength(0);
+  });
+
   it('--continue rejects a transcript with bad lines before sending, listing each problem', async () => {
     const file = join(tempConfigDir(), 'bad.jsonl');
     const text =
@@ -420,7 +526,7 @@ describe('aip chat: interrupting and continuing', () => {
     );
   });
 
-  it('--continue appends after a last line written without its newline', async () => {
+  it('--continue continues a file whose last line has no newline', async () => {
     const file = join(tempConfigDir(), 'hand.jsonl');
     writeFileSync(file, '{"role":"system","content":"Be brief."}');
     const r = await run(['chat', '-m', MODEL, '--continue', file, 'hi']);

@@ -1,10 +1,12 @@
 // One chat completion through the openai SDK, streamed or not. Streaming hands each piece of text on
 // the moment it arrives; a stream that ends without a finish reason (cut short) is an error, after
-// the text that did arrive has been handed on.
+// the text that did arrive has been handed on. The SDK's timeout covers only the wait for the answer
+// to begin, so a stream that stalls part-way is ended here, after --timeout without a chunk.
 
 import type OpenAI from 'openai';
 import { openaiClient, sdkCall } from '../api/openai.js';
 import type { Context } from '../context.js';
+import { SERVICE_NAMES } from '../context.js';
 import { NetworkError } from '../errors.js';
 import type { ChatApi, ChatMessage, Usage } from './types.js';
 
@@ -60,13 +62,26 @@ export async function complete(
   let content = '';
   let finishReason: string | null = null;
   let usage: Usage | undefined;
+  const idle = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const quiet = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => idle.abort(), ctx.timeoutMs);
+  };
+  const signal = options.signal ? AbortSignal.any([options.signal, idle.signal]) : idle.signal;
+  const stalled = () =>
+    new NetworkError(
+      `${SERVICE_NAMES[request.api]}: the stream stalled: nothing for ${ctx.timeoutMs / 1000}s after ${content.length} characters (POST ${new URL(where.url).pathname})`,
+    );
   try {
     await sdkCall(request.api, where, async () => {
       const stream = await client.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
-        { signal: options.signal },
+        { signal },
       );
+      quiet();
       for await (const chunk of stream) {
+        quiet();
         if (chunk.usage) usage = chunk.usage;
         const choice = chunk.choices[0];
         const text = choice?.delta?.content;
@@ -79,9 +94,13 @@ export async function complete(
     });
   } catch (error) {
     if (aborted()) return { content, finishReason, usage, interrupted: true };
+    if (idle.signal.aborted) throw stalled();
     throw error;
+  } finally {
+    clearTimeout(timer);
   }
   if (aborted()) return { content, finishReason, usage, interrupted: true };
+  if (idle.signal.aborted) throw stalled();
   if (finishReason === null) {
     throw new NetworkError(
       `the ${request.api} API's stream ended before the reply was complete (${content.length} characters arrived)`,

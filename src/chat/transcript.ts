@@ -1,18 +1,10 @@
 // Transcripts: JSON Lines, one chat message per line ({"role": …, "content": …}), as /save writes
 // them and --continue reads them back.
 
-import {
-  appendFileSync,
-  closeSync,
-  existsSync,
-  fstatSync,
-  openSync,
-  readSync,
-  renameSync,
-  writeFileSync,
-} from 'node:fs';
+import { accessSync, constants, existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 import { messageParam } from '../validate/chat-schema.js';
 import { checkDocuments, openSource, problemLines } from '../validate/check-file.js';
 import { validate } from '../validate/schema.js';
@@ -41,28 +33,31 @@ export async function loadTranscript(ctx: Context, file: string): Promise<ChatMe
 
 const lines = (messages: readonly ChatMessage[]) => messages.map((m) => `${JSON.stringify(m)}\n`).join('');
 
-/** Writes the whole transcript (to a temporary file renamed over the old one: never half a file). */
-export function saveTranscript(file: string, messages: readonly ChatMessage[]): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, lines(messages));
-  renameSync(temporary, file);
-}
+const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
-/** Does the file end in the middle of a line (written by hand, without the final newline)? */
-function endsMidLine(file: string): boolean {
-  if (!existsSync(file)) return false;
-  const fd = openSync(file, 'r');
+/**
+ * Throws unless the transcript can be written: checked before a request is sent, so that a reply
+ * is never paid for and then lost.
+ */
+export function assertWritable(file: string): void {
   try {
-    const { size } = fstatSync(fd);
-    if (size === 0) return false;
-    const last = Buffer.alloc(1);
-    readSync(fd, last, 0, 1, size - 1);
-    return last[0] !== 0x0a;
-  } finally {
-    closeSync(fd);
+    if (existsSync(file)) {
+      if (!statSync(file).isFile()) throw Object.assign(new Error(), { code: 'not a file' });
+      accessSync(file, constants.W_OK);
+    } else accessSync(dirname(resolve(file)), constants.W_OK);
+  } catch (error) {
+    throw new UsageError(`cannot write ${file}: ${reason(error)}`);
   }
 }
 
-export function appendTranscript(file: string, messages: readonly ChatMessage[]): void {
-  appendFileSync(file, (endsMidLine(file) ? '\n' : '') + lines(messages));
+/** Writes the whole transcript (to a temporary file renamed over the old one: never half a file). */
+export function saveTranscript(file: string, messages: readonly ChatMessage[]): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, lines(messages));
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw new CliError(`cannot write ${file}: ${reason(error)}`);
+  }
 }

@@ -161,6 +161,26 @@ export function anyOf(expected: string, ...checks: Check[]): Check {
   };
 }
 
+/** A number within bounds (after `check` has accepted its type), as pydantic's ge/le constraints. */
+export function within(check: Check, min: number, max = Number.POSITIVE_INFINITY): Check {
+  return (v, path, issues) => {
+    const before = issues.length;
+    check(v, path, issues);
+    if (issues.length > before || typeof v !== 'number') return;
+    if (v < min) fail(issues, path, 'greater_than_equal', `Input should be greater than or equal to ${min}`);
+    else if (v > max) fail(issues, path, 'less_than_equal', `Input should be less than or equal to ${max}`);
+  };
+}
+
+/** An array with at least one item. */
+export function nonEmpty(check: Check): Check {
+  return (v, path, issues) => {
+    if (Array.isArray(v) && v.length === 0)
+      return fail(issues, path, 'too_short', 'List should have at least 1 item after validation, not 0');
+    check(v, path, issues);
+  };
+}
+
 export interface Fields {
   [name: string]: Check;
 }

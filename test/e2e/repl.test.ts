@@ -1,7 +1,7 @@
 // The chat REPL on a real pseudo-terminal: a streamed reply, history across turns, /reset, /save,
 // Ctrl-C during a reply (the REPL stays), Ctrl-D (it leaves, exit 0).
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/emulator/recorder.js';
@@ -35,6 +35,14 @@ async function replyTo(messages: unknown[]): Promise<string> {
   });
   const body = (await res.json()) as { choices: Array<{ message: { content: string } }> };
   return body.choices[0]!.message.content;
+}
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** Types a line and waits for the reply that follows it, and for the next prompt. */
@@ -136,8 +144,112 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
       expect((await chats()).at(-1)!.messages).toEqual([{ role: 'user', content: 'hello' }]);
       // A bad /model is said, and the model stays as it was.
       await ask(term, '/model wandb-artifact://two/slashes', /error: .*three slashes/);
+      await ask(term, '/model no-such/model', 'error: no-such/model is not a model of the Inference API');
       await ask(term, '/model', `${MODEL} (inference API)`);
+      await ask(
+        term,
+        '/model meta-llama/Llama-3.1-8B-Instruct',
+        '(now meta-llama/Llama-3.1-8B-Instruct on the inference API)',
+      );
       await ask(term, '/nonsense', 'unknown command /nonsense: /help lists them');
+      term.type('/exit\r');
+      expect(await term.exited).toBe(0);
+    } finally {
+      term.kill();
+    }
+  });
+
+  it('keeps lines typed during a reply for their turn, and Ctrl-D during a reply stops it and leaves', async () => {
+    await emu.reset();
+    await emu.control('POST', '/chat', { token_ms: 40 });
+    const term = startTerminal(['chat', '-m', MODEL], {
+      ...emu.env,
+      AIP_CONFIG_DIR: tempConfigDir(),
+      NO_COLOR: '1',
+    });
+    try {
+      await term.waitFor(/> $/);
+      term.type('q1\r');
+      await term.waitFor('You asked about "q1".');
+      term.type('q2\r');
+      // The reply to q1 ends, then q2 is shown at its prompt and sent with the first exchange.
+      await term.waitFor(/\n> q2\nYou asked about "q2"\. \w+/);
+      const sent = await chats();
+      expect(sent).toHaveLength(2);
+      expect(sent[1]!.messages.map((m) => m.content.slice(0, 20))).toEqual([
+        'q1',
+        expect.stringMatching(/^You asked about "q1"/),
+        'q2',
+      ]);
+      term.type('\u0004');
+      expect(await term.exited).toBe(0);
+      expect(term.screen()).toMatch(/You asked about "q2"\.[^\n]*\n\(stopped\)/);
+      expect(await chats()).toHaveLength(2);
+      // What was typed during the reply was not echoed into it.
+      expect(term.screen()).toContain(`${await replyTo([{ role: 'user', content: 'q1' }])}\n`);
+    } finally {
+      term.kill();
+      await emu.control('POST', '/chat', { token_ms: 0 });
+    }
+  });
+
+  it('a reply stopped before any text takes its question back; """ sends several lines as one message', async () => {
+    await emu.reset();
+    const term = startTerminal(['chat', '-m', MODEL, '--usage'], {
+      ...emu.env,
+      AIP_CONFIG_DIR: tempConfigDir(),
+      NO_COLOR: '1',
+    });
+    try {
+      await term.waitFor(/> $/);
+      await emu.fault({ path: PATH, delay_ms: 5000, times: 1 });
+      const from = term.screen().length;
+      term.type('slow question\r');
+      await until(async () => (await chats()).length === 1);
+      term.type('\u0003');
+      await term.waitFor('(stopped)', from);
+      await term.waitFor(/\n> $/, from);
+      term.type('"""\r');
+      term.type('def f():\r');
+      term.type('    return 1\r');
+      const code = { role: 'user', content: 'def f():\n    return 1' };
+      await ask(term, '"""', `${await replyTo([code])}\n`);
+      // --usage: the counts of each turn, on the terminal (stderr).
+      expect(term.screen()).toMatch(/usage: \d+ prompt \+ \d+ completion = \d+ tokens/);
+      expect((await chats()).at(-1)!.messages).toEqual([code]);
+      term.type('\u0004');
+      expect(await term.exited).toBe(0);
+    } finally {
+      term.kill();
+    }
+  });
+
+  it('/reset with --continue leaves the file as it was and stops writing it', async () => {
+    await emu.reset();
+    const dir = tempConfigDir();
+    const file = join(dir, 'notes.jsonl');
+    const earlier = '{"role":"user","content":"hi"}\n{"role":"assistant","content":"hello"}\n';
+    writeFileSync(file, earlier);
+    const term = startTerminal(['chat', '-m', MODEL, '--continue', file], {
+      ...emu.env,
+      AIP_CONFIG_DIR: dir,
+      NO_COLOR: '1',
+    });
+    try {
+      await term.waitFor('(2 messages so far)');
+      const more = { role: 'user', content: 'more' };
+      const history = [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }, more];
+      const reply = await replyTo(history);
+      await ask(term, 'more', `${reply}\n`);
+      const kept = `${earlier}${JSON.stringify(more)}\n${JSON.stringify({ role: 'assistant', content: reply })}\n`;
+      expect(readFileSync(file, 'utf8')).toBe(kept);
+      await ask(
+        term,
+        '/reset',
+        `(conversation forgotten; ${file} keeps the earlier one and is no longer written`,
+      );
+      await ask(term, 'fresh start', `${await replyTo([{ role: 'user', content: 'fresh start' }])}\n`);
+      expect(readFileSync(file, 'utf8')).toBe(kept);
       term.type('/exit\r');
       expect(await term.exited).toBe(0);
     } finally {

@@ -150,6 +150,46 @@ describe('chat completions', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it('checks the parameters it knows on both APIs (422 with every problem), and ignores the rest', async () => {
+    for (const api of ['inference', 'training']) {
+      const bad = await chat(
+        {
+          model: 'openai/gpt-oss-20b',
+          messages: [],
+          max_tokens: 0,
+          temperature: 'abc',
+          top_p: 2,
+          stream: 'yes',
+          some_new_parameter: { anything: true },
+        },
+        api,
+      );
+      expect(bad.status).toBe(422);
+      const problems = JSON.parse(bad.text).detail.map((d: { loc: unknown[]; type: string }) => [
+        d.loc.join('.'),
+        d.type,
+      ]);
+      expect(problems).toEqual([
+        ['body.messages', 'too_short'],
+        ['body.stream', 'bool_type'],
+        ['body.temperature', 'float_type'],
+        ['body.top_p', 'less_than_equal'],
+        ['body.max_tokens', 'greater_than_equal'],
+      ]);
+      const wizard = await chat(
+        { model: 'openai/gpt-oss-20b', messages: [{ role: 'wizard', content: 'x' }] },
+        api,
+      );
+      expect(wizard.status).toBe(422);
+    }
+    const fine = await chat(
+      { model: 'openai/gpt-oss-20b', messages: hello, max_tokens: null, seed: 7, logit_bias: {} },
+      'inference',
+      '/',
+    );
+    expect(fine.status).toBe(200);
+  });
+
   it('records the OpenAI-Project header of each request', async () => {
     await post(
       `${emu.origin}/inference/v1/chat/completions`,

@@ -3,7 +3,7 @@
 
 import { complete } from '../../chat/complete.js';
 import { resolveChatModel } from '../../chat/model.js';
-import { appendTranscript, loadTranscript } from '../../chat/transcript.js';
+import { assertWritable, loadTranscript, saveTranscript } from '../../chat/transcript.js';
 import type { ChatMessage, Usage } from '../../chat/types.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
@@ -65,6 +65,7 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
   const params = { ...parseParams(options.option) };
   if (options.temperature !== undefined) params.temperature = options.temperature;
   if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens;
+  if (options.continue) assertWritable(options.continue);
   const history = options.continue ? await loadTranscript(ctx, options.continue) : [];
   const messages = seedMessages(history, options.system, options.message);
 
@@ -74,7 +75,15 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
   if (!prompt) {
     if (io.isStdinTTY && ctx.globals.input !== false) {
       const { runRepl } = await import('./repl.js');
-      return runRepl(ctx, { ...target, messages, params, transcript: options.continue });
+      return runRepl(ctx, {
+        ...target,
+        apiFlag: options.api,
+        messages,
+        params,
+        transcript: options.continue,
+        stream: options.stream ?? true,
+        usage: options.usage === true,
+      });
     }
     if (messages.at(-1)?.role !== 'user') {
       throw new UsageError(
@@ -82,11 +91,11 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
       );
     }
   }
-  const added: ChatMessage[] = prompt ? [{ role: 'user', content: prompt }] : [];
-  messages.push(...added);
+  if (prompt) messages.push({ role: 'user', content: prompt });
 
   const stream = !ctx.json && (options.stream ?? io.isStdoutTTY);
-  const { signal, release } = ctx.interruptible();
+  // Ctrl-C stops the reply; so does a reader that went away (`| head`): no tokens spent for nobody.
+  const { signal, release } = ctx.interruptible({ orStdoutClosed: true });
   let outcome: Awaited<ReturnType<typeof complete>>;
   let streamed = false;
   try {
@@ -109,12 +118,17 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
   } finally {
     release();
   }
-  if (ctx.json) io.json(outcome.completion ?? null);
-  else if (stream) {
+  if (outcome.interrupted) {
+    if (io.outputClosed) return; // the reader has what it wanted
     if (streamed) io.write('\n');
-  } else io.out(outcome.content);
+    if (options.usage) io.err(usageLine(outcome.usage));
+    throw new InterruptedError();
+  }
+  if (ctx.json) io.json(outcome.completion);
+  else if (stream) io.write('\n');
+  else io.out(outcome.content);
   if (options.usage) io.err(usageLine(outcome.usage));
-  if (outcome.interrupted) throw new InterruptedError();
+  // The transcript becomes the conversation as sent (seeds included), and the reply.
   if (options.continue)
-    appendTranscript(options.continue, [...added, { role: 'assistant', content: outcome.content }]);
+    saveTranscript(options.continue, [...messages, { role: 'assistant', content: outcome.content }]);
 }

@@ -61,7 +61,7 @@ export function registerChat(program: Command, ctx: Context): void {
     .option('--usage', 'print token counts on stderr')
     .option(
       '--continue <file>',
-      'a JSON Lines transcript to continue: its messages come first, and the new turns are added to it',
+      'a JSON Lines transcript: its messages come first, and it is rewritten with the conversation after each reply',
     )
     .action(async (prompt: string[], opts: ChatOptions) => {
       const { runChat } = await import('./chat.js');

@@ -1,23 +1,32 @@
-// `aip chat` with no prompt on a terminal: a conversation. Replies stream to stdout; the prompt and
-// notes go to stderr. History is kept for the session (and saved to the --continue file after each
-// turn). Ctrl-C stops a reply without leaving; Ctrl-D (or /exit) leaves.
+// `aip chat` with no prompt on a terminal: a conversation. Replies go to stdout; the prompt and notes
+// go to stderr. The conversation is kept for the session (and written to the --continue file after
+// each turn). Ctrl-C stops a reply without leaving, Ctrl-D (or /exit) leaves, a line of """ starts
+// and ends a message of several lines. While a reply is coming, what is typed is not echoed into it:
+// finished lines wait their turn, and an unfinished one reappears at the next prompt.
 
+import { Writable } from 'node:stream';
 import type OpenAI from 'openai';
-import { openaiClient } from '../../api/openai.js';
+import { openaiClient, sdkCall } from '../../api/openai.js';
 import { complete } from '../../chat/complete.js';
 import { resolveChatModel } from '../../chat/model.js';
 import { saveTranscript } from '../../chat/transcript.js';
 import type { ChatApi, ChatMessage } from '../../chat/types.js';
 import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
 import { report } from '../../report.js';
+import { usageLine } from './chat.js';
 
 export interface ReplState {
   model: string;
   api: ChatApi;
+  /** --api, kept when /model changes the model. */
+  apiFlag: ChatApi | undefined;
   messages: ChatMessage[];
   params: Record<string, unknown>;
-  /** The --continue file, saved after each turn. */
+  /** The --continue file, written after each turn (until /reset). */
   transcript: string | undefined;
+  stream: boolean;
+  usage: boolean;
 }
 
 const HELP = [
@@ -26,7 +35,30 @@ const HELP = [
   '/reset          forget the conversation (the system prompt stays)',
   '/save <file>    write the conversation as JSON Lines',
   '/exit           leave (or Ctrl-D)',
+  '"""             on a line of its own: start, and end, a message of several lines',
 ];
+
+const FENCE = '"""';
+const PROMPT = '> ';
+const MORE = '… ';
+
+/** stderr, for readline, with a switch that silences it (its echo of keys typed during a reply). */
+function switchableScreen(stderr: NodeJS.WritableStream): Writable & { muted: boolean } {
+  const target = stderr as NodeJS.WriteStream;
+  const screen = Object.assign(
+    new Writable({
+      write(chunk, _encoding, callback) {
+        if (!screen.muted) target.write(chunk);
+        callback();
+      },
+    }),
+    { muted: false, isTTY: true },
+  );
+  Object.defineProperty(screen, 'columns', { get: () => target.columns });
+  Object.defineProperty(screen, 'rows', { get: () => target.rows });
+  target.on?.('resize', () => screen.emit('resize'));
+  return screen;
+}
 
 export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
   const { io } = ctx;
@@ -36,21 +68,39 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
     if (!clients.has(api)) clients.set(api, await openaiClient(ctx, api));
     return clients.get(api)!;
   };
+  let inferenceModels: Set<string> | undefined;
   await clientFor(state.api);
   io.info(
     `Chatting with ${state.model} on the ${state.api} API${state.messages.length ? ` (${state.messages.length} messages so far)` : ''}. /help for commands, Ctrl-D to leave.`,
   );
 
-  const rl = createInterface({
-    input: io.stdin,
-    output: io.stderrStream,
-    terminal: true,
-    prompt: '> ',
-    historySize: 200,
-  });
+  const screen = switchableScreen(io.stderrStream);
+  const rl = createInterface({ input: io.stdin, output: screen, terminal: true, historySize: 200 });
+  rl.setPrompt(PROMPT);
   let reply: AbortController | undefined;
+  let block: string[] | undefined;
+  let closed = false;
 
-  const command = (line: string): boolean => {
+  const setSystem = (text: string) => {
+    if (state.messages[0]?.role === 'system') state.messages[0] = { role: 'system', content: text };
+    else state.messages.unshift({ role: 'system', content: text });
+  };
+
+  /** An Inference API model must be one it lists (a trained LoRA, by artifact, need not be). */
+  const checkModel = async (model: string, api: ChatApi) => {
+    if (api !== 'inference' || model.startsWith('wandb-artifact:')) return;
+    if (!inferenceModels) {
+      const client = await clientFor('inference');
+      const where = { method: 'GET', url: `${ctx.serviceUrl('inference')}/models` };
+      const page = await sdkCall('inference', where, () => client.models.list());
+      inferenceModels = new Set(page.data.map((m) => m.id));
+    }
+    if (!inferenceModels.has(model))
+      throw new UsageError(`${model} is not a model of the Inference API (aip models list shows them)`);
+  };
+
+  /** Runs a /command; true means leave. */
+  const command = async (line: string): Promise<boolean> => {
     const [name = '', ...rest] = line.slice(1).split(/\s+/);
     const arg = rest.join(' ').trim();
     switch (name) {
@@ -66,22 +116,31 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
             state.messages[0]?.role === 'system' ? String(state.messages[0].content) : '(no system prompt)',
           );
         else {
-          if (state.messages[0]?.role === 'system') state.messages[0] = { role: 'system', content: arg };
-          else state.messages.unshift({ role: 'system', content: arg });
+          setSystem(arg);
           io.err('(system prompt set)');
         }
         break;
       case 'model':
         if (!arg) io.err(`${state.model} (${state.api} API)`);
         else {
-          Object.assign(state, resolveChatModel(ctx, arg, undefined));
+          const next = resolveChatModel(ctx, arg, state.apiFlag);
+          await checkModel(next.model, next.api);
+          Object.assign(state, next);
           io.err(`(now ${state.model} on the ${state.api} API)`);
         }
         break;
-      case 'reset':
+      case 'reset': {
         state.messages = state.messages.filter((m) => m.role === 'system').slice(0, 1);
-        io.err('(conversation forgotten)');
+        // The file keeps the conversation it holds; it is not overwritten with an empty one.
+        const detached = state.transcript;
+        state.transcript = undefined;
+        io.err(
+          detached
+            ? `(conversation forgotten; ${detached} keeps the earlier one and is no longer written: /save FILE writes this one)`
+            : '(conversation forgotten)',
+        );
         break;
+      }
       case 'save': {
         const file = arg || state.transcript;
         if (!file) io.err('/save needs a file name');
@@ -97,77 +156,125 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
     return false;
   };
 
-  const turn = async (line: string) => {
-    state.messages.push({ role: 'user', content: line });
+  const turn = async (text: string) => {
+    state.messages.push({ role: 'user', content: text });
     reply = new AbortController();
+    screen.muted = true;
     let streamed = false;
     try {
       const outcome = await complete(
         ctx,
         { ...state },
         {
-          stream: true,
+          stream: state.stream,
           signal: reply.signal,
           client: await clientFor(state.api),
-          onText: (text) => {
+          onText: (piece) => {
             streamed = true;
-            io.write(text);
+            io.write(piece);
           },
         },
       );
       if (streamed) io.write('\n');
-      // What the user saw is what the conversation holds, a stopped reply included.
+      else if (!state.stream && !outcome.interrupted) io.out(outcome.content);
+      // What the user saw is what the conversation holds, a stopped reply included; a reply stopped
+      // before any of it came takes its question back.
       if (outcome.content) state.messages.push({ role: 'assistant', content: outcome.content });
+      else if (outcome.interrupted) state.messages.pop();
       if (outcome.interrupted) io.err('(stopped)');
+      if (state.usage) io.err(usageLine(outcome.usage));
       if (state.transcript) saveTranscript(state.transcript, state.messages);
     } catch (error) {
       if (streamed) io.write('\n');
       // The turn failed: take the question back, so that it can simply be asked again.
-      state.messages.pop();
+      if (state.messages.at(-1)?.role === 'user') state.messages.pop();
       report(error, io, ctx.globals.debug === true);
     } finally {
       reply = undefined;
+      screen.muted = false;
     }
   };
 
   return new Promise<void>((resolve) => {
-    const queue: string[] = [];
+    /** Lines typed while a reply or a command was running: their turn comes after it. */
+    const queue: Array<{ line: string; typedAhead: boolean }> = [];
     let busy = false;
+    const finish = () => {
+      io.errWrite('\n');
+      resolve();
+    };
+
+    /** One line of input: a message, part of a """ block, or a /command. True means leave. */
+    const handle = async (line: string): Promise<boolean> => {
+      if (block) {
+        if (line.trim() === FENCE) {
+          const text = block.join('\n');
+          block = undefined;
+          rl.setPrompt(PROMPT);
+          if (text.trim()) await turn(text);
+        } else block.push(line);
+        return false;
+      }
+      const trimmed = line.trim();
+      if (!trimmed) return false;
+      if (trimmed === FENCE) {
+        block = [];
+        rl.setPrompt(MORE);
+        return false;
+      }
+      if (trimmed.startsWith('/')) {
+        try {
+          return await command(trimmed);
+        } catch (error) {
+          // A /model that cannot be, a /save that cannot write: said, and the conversation goes on.
+          report(error, io, ctx.globals.debug === true);
+          return false;
+        }
+      }
+      await turn(line);
+      return false;
+    };
+
     const drain = async () => {
       busy = true;
-      while (queue.length > 0) {
-        const line = queue.shift()!.trim();
-        if (!line) continue;
-        if (line.startsWith('/')) {
-          let leave = false;
-          try {
-            leave = command(line);
-          } catch (error) {
-            // A bad /model name, a /save that cannot write: said, and the conversation goes on.
-            report(error, io, ctx.globals.debug === true);
-          }
-          if (leave) {
-            rl.close();
-            return;
-          }
-        } else await turn(line);
+      while (queue.length > 0 && !closed) {
+        const { line, typedAhead } = queue.shift()!;
+        // A line typed during a reply was not echoed: show it now that its turn has come.
+        if (typedAhead) io.errWrite(`${rl.getPrompt()}${line}\n`);
+        if (await handle(line)) {
+          closed = true;
+          rl.close();
+        }
       }
       busy = false;
-      rl.prompt();
+      if (closed) finish();
+      else rl.prompt(true);
     };
+
     rl.on('line', (line) => {
-      queue.push(line);
+      queue.push({ line, typedAhead: busy });
       if (!busy) void drain();
     });
     rl.on('SIGINT', () => {
       if (reply) return reply.abort();
-      io.errWrite('\n(Ctrl-D or /exit to leave)\n');
+      if (block) {
+        block = undefined;
+        rl.setPrompt(PROMPT);
+        io.errWrite('\n(message discarded)\n');
+      } else if (rl.line) {
+        // As a shell does: Ctrl-C drops what was typed.
+        rl.write(null, { ctrl: true, name: 'e' });
+        rl.write(null, { ctrl: true, name: 'u' });
+        io.errWrite('^C\n');
+      } else io.errWrite('\n(Ctrl-D or /exit to leave)\n');
       rl.prompt();
     });
     rl.on('close', () => {
+      closed = true;
+      // Ctrl-D, even during a reply: stop it, drop what was waiting, and leave once it has ended.
+      queue.length = 0;
       reply?.abort();
-      io.errWrite('\n');
-      resolve();
+      if (!busy) finish();
     });
     rl.prompt();
   });

@@ -6,7 +6,18 @@
 import { randomBytes } from 'node:crypto';
 import { isObject } from '../../json.js';
 import { messageParam } from '../../validate/chat-schema.js';
-import { anything, arr, type Check, obj, record, str } from '../../validate/schema.js';
+import {
+  arr,
+  bool,
+  type Check,
+  int,
+  nonEmpty,
+  nullable,
+  num,
+  obj,
+  str,
+  within,
+} from '../../validate/schema.js';
 import { INFERENCE_MODELS } from '../catalog.js';
 import { generateTokens, promptTokens } from '../chat/generate.js';
 import type { Exchange } from '../exchange.js';
@@ -37,8 +48,18 @@ function modelExists(x: Exchange, model: string): boolean {
   return x.api === 'inference' && (INFERENCE_MODELS as readonly string[]).includes(model);
 }
 
-const trainingBody: Check = obj({ model: str, messages: arr(record(anything)) });
-const inferenceBody: Check = obj({ model: str, messages: arr(messageParam) });
+/** The request parameters both APIs check (others are accepted and ignored, as the platform does). */
+const parameters = {
+  stream: nullable(bool),
+  stream_options: nullable(obj({}, { include_usage: bool })),
+  temperature: nullable(within(num, 0, 2)),
+  top_p: nullable(within(num, 0, 1)),
+  max_tokens: nullable(within(int, 1)),
+  max_completion_tokens: nullable(within(int, 1)),
+  frequency_penalty: nullable(within(num, -2, 2)),
+  presence_penalty: nullable(within(num, -2, 2)),
+};
+const chatBody: Check = obj({ model: str, messages: nonEmpty(arr(messageParam)) }, parameters);
 
 function limitOf(body: ChatBody): number | undefined {
   const limit = body.max_completion_tokens ?? body.max_tokens;
@@ -46,7 +67,7 @@ function limitOf(body: ChatBody): number | undefined {
 }
 
 async function complete(x: Exchange): Promise<void> {
-  const body = validBody<ChatBody>(x, x.api === 'inference' ? inferenceBody : trainingBody);
+  const body = validBody<ChatBody>(x, chatBody);
   if (!body) return;
   if (!modelExists(x, body.model)) {
     if (x.api === 'inference') {
@@ -121,6 +142,7 @@ async function complete(x: Exchange): Promise<void> {
 export function registerChatRoutes(router: EmulatorRouter): void {
   for (const path of [
     '/inference/v1/chat/completions',
+    '/inference/v1/chat/completions/',
     '/training/v1/chat/completions',
     '/training/v1/chat/completions/',
   ]) {
