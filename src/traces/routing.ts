@@ -1,0 +1,48 @@
+// Which project spans land in (api-contract.md §4.2): the resource attributes wandb.entity and
+// wandb.project, which take precedence, or the project_id header. Spans with neither are dropped by
+// the platform, so aip fills the attributes in from the configured team/project when a resource
+// lacks them, and refuses, before sending, spans that would have no project at all.
+
+import type { PbKeyValue, PbResource } from './otlp.js';
+
+export const ENTITY_ATTRIBUTE = 'wandb.entity';
+export const PROJECT_ATTRIBUTE = 'wandb.project';
+
+export interface Project {
+  entity: string;
+  project: string;
+}
+
+/** "team/project" as a Project (undefined when it is not of that form). */
+export function parseProject(value: string | undefined): Project | undefined {
+  const match = value ? /^([^/\s]+)\/([^/\s]+)$/.exec(value) : null;
+  return match ? { entity: match[1]!, project: match[2]! } : undefined;
+}
+
+function stringAttribute(attributes: PbKeyValue[] | undefined, key: string): string | undefined {
+  const value = attributes?.find((kv) => kv.key === key)?.value?.stringValue;
+  return value ? value : undefined;
+}
+
+/** The project a resource routes to by its own attributes (both must be there). */
+export function resourceProject(resource: PbResource): Project | undefined {
+  const entity = stringAttribute(resource.attributes, ENTITY_ATTRIBUTE);
+  const project = stringAttribute(resource.attributes, PROJECT_ATTRIBUTE);
+  return entity && project ? { entity, project } : undefined;
+}
+
+/** The resource with the project's attributes added where it has none of its own. */
+export function withRouting(resource: PbResource, project: Project | undefined): PbResource {
+  if (!project) return resource;
+  const attributes = resource.attributes ?? [];
+  const missing: PbKeyValue[] = [];
+  if (!stringAttribute(attributes, ENTITY_ATTRIBUTE))
+    missing.push({ key: ENTITY_ATTRIBUTE, value: { stringValue: project.entity } });
+  if (!stringAttribute(attributes, PROJECT_ATTRIBUTE))
+    missing.push({ key: PROJECT_ATTRIBUTE, value: { stringValue: project.project } });
+  if (missing.length === 0) return resource;
+  // An attribute there but empty is replaced, not sent twice; the others keep their order.
+  const routing = (kv: PbKeyValue) => kv.key === ENTITY_ATTRIBUTE || kv.key === PROJECT_ATTRIBUTE;
+  const kept = attributes.filter((kv) => !routing(kv) || kv.value?.stringValue);
+  return { ...resource, attributes: [...kept, ...missing] };
+}
