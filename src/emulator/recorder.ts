@@ -19,6 +19,8 @@ export interface RequestRecord {
   duration_ms: number | null;
 }
 
+/** Binary bodies larger than this are recorded by size only. */
+const MAX_BINARY_BODY = 16 * 1024;
 /** Bodies larger than this are recorded by size only. */
 const MAX_STORED_BODY = 1024 * 1024;
 /** Oldest records go once the stored bodies pass this, or the count passes the capacity. */
@@ -36,6 +38,8 @@ export function describeBody(body: Buffer, contentType: string | undefined): unk
     }
   }
   if (/^text\//i.test(type)) return body.toString('utf8');
+  // Binary bodies (trace batches) by size only beyond a few KB: their content is in the span store.
+  if (body.length > MAX_BINARY_BODY) return { bytes: body.length };
   return { bytes: body.length, base64: body.toString('base64') };
 }
 

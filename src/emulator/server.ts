@@ -19,6 +19,7 @@ import { registerControlRoutes } from './routes/control.js';
 import { registerInferenceRoutes } from './routes/inference.js';
 import { registerJobRoutes } from './routes/jobs.js';
 import { registerModelRoutes } from './routes/models.js';
+import { registerTraceRoutes } from './routes/traces.js';
 import { registerTrainingRoutes } from './routes/training.js';
 import type { RouteDef } from './routes/types.js';
 import { EmulatorState } from './state.js';
@@ -136,6 +137,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   registerJobRoutes(router);
   registerChatRoutes(router);
   registerInferenceRoutes(router);
+  registerTraceRoutes(router);
   registerControlRoutes(router, faults, requests);
   let nextRequest = 1;
   const requestPrefix = randomBytes(3).toString('hex');

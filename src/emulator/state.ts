@@ -4,6 +4,7 @@
 import { EMULATOR_DEFAULT_TEAM } from './defaults.js';
 import { JobStore } from './store/jobs.js';
 import { ModelStore } from './store/models.js';
+import { SpanStore } from './store/spans.js';
 
 /** Time per training step unless `aip emulator --step-ms` says otherwise: slow enough to watch. */
 export const DEFAULT_STEP_MS = 300;
@@ -21,6 +22,7 @@ export class EmulatorState {
   failingComponents = new Map<string, string>();
   readonly models = new ModelStore();
   readonly jobs: JobStore;
+  readonly spans = new SpanStore();
   /** Time between the tokens of a streamed chat reply. */
   tokenMs: number;
 
@@ -42,5 +44,6 @@ export class EmulatorState {
     this.failingComponents.clear();
     this.models.clear();
     this.jobs.clear();
+    this.spans.clear();
   }
 }

@@ -115,10 +115,11 @@ export function requireDocuments(checked: CheckedFile, what: string): void {
   checked.problems.push({ line: 1, message: `no ${what}: the file is empty` });
 }
 
-/** The report lines: one per listed problem, and a count of the rest. */
-export function problemLines(checked: CheckedFile): string[] {
+/** The report lines: one per listed problem, and a count of the rest. (Line 0: a binary input.) */
+export function problemLines(checked: Pick<CheckedFile, 'name' | 'problems' | 'problemCount'>): string[] {
   const lines = checked.problems.map(
-    (p) => `${checked.name}:${p.line}: ${p.path === undefined ? '' : `${p.path}: `}${p.message}`,
+    (p) =>
+      `${checked.name}${p.line > 0 ? `:${p.line}` : ''}: ${p.path === undefined ? '' : `${p.path}: `}${p.message}`,
   );
   const hidden = checked.problemCount - checked.problems.length;
   if (hidden > 0) lines.push(`… and ${hidden} more problem${hidden === 1 ? '' : 's'}`);

@@ -196,7 +196,7 @@ describe('DELETE /preview/models/{id}', () => {
     const r = await api('DELETE', `/preview/models/${model.id}`);
     expect(r.body).toEqual({ model_id: model.id, deleted_checkpoints: 5, deleted_run: true });
     expect((await api('GET', `/preview/models/${model.id}/checkpoints`)).status).toBe(404);
-    expect((await emu.control('GET', '/state')).body).toEqual({ models: [], logs: 0, jobs: [] });
+    expect((await emu.control('GET', '/state')).body).toMatchObject({ models: [], logs: 0, jobs: [] });
   });
 });
 

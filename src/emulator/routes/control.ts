@@ -158,6 +158,30 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
 
   router.add('GET', '/_emulator/logs', { run: (x) => x.send(200, { data: x.state.models.logs }) });
 
+  // The spans trace ingest accepted, decoded: ?project=team/project&trace_id=…&name=…&offset=&limit=
+  router.add('GET', '/_emulator/spans', {
+    run: (x) => {
+      const whole = (name: string, fallback: number, max: number) => {
+        const v = x.query.get(name);
+        return v !== null && /^\d+$/.test(v) ? Math.min(Number(v), max) : fallback;
+      };
+      const result = x.state.spans.query({
+        project: x.query.get('project') ?? undefined,
+        traceId: x.query.get('trace_id') ?? undefined,
+        name: x.query.get('name') ?? undefined,
+        offset: whole('offset', 0, Number.MAX_SAFE_INTEGER),
+        limit: whole('limit', 1000, 1_000_000),
+      });
+      x.send(200, { ...x.state.spans.summary(), total: result.total, data: result.data });
+    },
+  });
+  router.add('DELETE', '/_emulator/spans', {
+    run: (x) => {
+      x.state.spans.clear();
+      x.send(200, { deleted: true });
+    },
+  });
+
   router.add('GET', '/_emulator/state', {
     run: (x) => {
       const store = x.state.models;
@@ -172,6 +196,7 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
           events: j.events.length,
           steps: j.steps,
         })),
+        spans: x.state.spans.summary(),
       });
     },
   });

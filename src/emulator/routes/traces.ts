@@ -1,0 +1,112 @@
+// Trace ingest (api-contract.md §4): POST /trace/agents/otel/v1/traces takes an OTLP protobuf
+// ExportTraceServiceRequest (plain, gzip or deflate), the key as Basic "api:<key>" or a wandb-api-key
+// header, and routes each resource's spans by its wandb.entity / wandb.project attributes or else the
+// project_id header. Spans with neither are rejected (counted, not stored); the answer is the GenAI
+// endpoint's {accepted_spans, rejected_spans, error_message}.
+
+import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { parseProject, resourceProject } from '../../traces/routing.js';
+import { scanRequest } from '../../traces/wire.js';
+import type { Exchange } from '../exchange.js';
+import type { StoredPart } from '../store/spans.js';
+import type { EmulatorRouter } from './types.js';
+
+/** The most a request may inflate to: a bomb is refused, not unpacked. */
+const MAX_INFLATED_BYTES = 256 * 1024 * 1024;
+
+function header(x: Exchange, name: string): string | undefined {
+  const value = x.req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The key of a request: Basic credentials (user "api"), or the wandb-api-key header. */
+function keyOf(x: Exchange): string | undefined {
+  const direct = header(x, 'wandb-api-key');
+  if (direct) return direct.trim();
+  const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header(x, 'authorization') ?? '');
+  if (!basic) return undefined;
+  const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon >= 0 ? decoded.slice(colon + 1) : undefined;
+}
+
+function inflate(body: Buffer, encoding: string): Buffer {
+  const options = { maxOutputLength: MAX_INFLATED_BYTES };
+  if (encoding === 'gzip') return gunzipSync(body, options);
+  try {
+    return inflateSync(body, options);
+  } catch {
+    return inflateRawSync(body, options); // "deflate" as some clients send it: without the zlib header
+  }
+}
+
+function ingest(x: Exchange): void {
+  const key = keyOf(x);
+  x.team = key === undefined ? undefined : x.state.teamForKey(key);
+  if (x.team === undefined) {
+    x.error(
+      401,
+      key === undefined
+        ? 'Not authenticated: send Authorization: Basic base64("api:<key>") or a wandb-api-key header'
+        : 'Authentication failed',
+    );
+    return;
+  }
+  const type = (header(x, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-protobuf') {
+    x.error(
+      415,
+      `Unsupported content type "${type || '(none)'}": the endpoint accepts OTLP protobuf (application/x-protobuf) only`,
+    );
+    return;
+  }
+  const encoding = (header(x, 'content-encoding') ?? 'identity').trim().toLowerCase();
+  if (!['identity', 'gzip', 'deflate'].includes(encoding)) {
+    x.error(415, `Unsupported content encoding "${encoding}": use gzip, deflate or none`);
+    return;
+  }
+  let bytes: Buffer;
+  try {
+    bytes = encoding === 'identity' ? x.body : inflate(x.body, encoding);
+  } catch (error) {
+    x.error(400, `The body could not be decompressed (${encoding}): ${(error as Error).message}`);
+    return;
+  }
+  let extents: ReturnType<typeof scanRequest>;
+  try {
+    extents = scanRequest(bytes);
+  } catch (error) {
+    x.error(400, `The body is not an OTLP ExportTraceServiceRequest: ${(error as Error).message}`);
+    return;
+  }
+  const headerProject = parseProject(header(x, 'project_id'));
+  const parts: StoredPart[] = [];
+  let rejected = 0;
+  for (const extent of extents) {
+    const project = resourceProject(extent.resource) ?? headerProject;
+    if (!project) rejected += extent.spans;
+    else if (extent.spans > 0) {
+      parts.push({
+        start: extent.start,
+        end: extent.end,
+        project: `${project.entity}/${project.project}`,
+        spans: extent.spans,
+      });
+    }
+  }
+  const accepted = parts.reduce((n, p) => n + p.spans, 0);
+  const store = x.state.spans;
+  store.add(x.requestId, bytes, parts);
+  store.rejected += rejected;
+  x.send(200, {
+    accepted_spans: accepted,
+    rejected_spans: rejected,
+    error_message: rejected
+      ? `${rejected} span${rejected === 1 ? '' : 's'} had no project: set the wandb.entity and wandb.project resource attributes, or the project_id header`
+      : '',
+  });
+}
+
+export function registerTraceRoutes(router: EmulatorRouter): void {
+  router.add('POST', '/trace/agents/otel/v1/traces', { run: ingest });
+}

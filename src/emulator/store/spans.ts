@@ -1,0 +1,123 @@
+// The spans the emulated trace ingest accepted. Each request's protobuf is kept as received (a few
+// hundred bytes a span) and decoded only when someone looks, so that ingesting stays cheap and a
+// benchmark's millions of spans fit. Bounded: the oldest requests go first past the limit.
+
+import { ResourceSpansCodec } from '../../traces/otlp.js';
+import { resourceToJson, scopeToJson, spanToJson } from '../../traces/otlp-json.js';
+
+/** Stored bytes past which the oldest requests are let go. */
+const MAX_STORED_BYTES = 512 * 1024 * 1024;
+
+export interface StoredPart {
+  /** Where one accepted ResourceSpans lies in its request's bytes. */
+  start: number;
+  end: number;
+  project: string;
+  spans: number;
+}
+
+interface StoredRequest {
+  requestId: string;
+  receivedAt: string;
+  bytes: Uint8Array;
+  parts: StoredPart[];
+}
+
+export interface SpanRecord {
+  project: string;
+  request_id: string;
+  received_at: string;
+  resource: unknown;
+  resource_schema_url?: string;
+  scope: unknown;
+  scope_schema_url?: string;
+  span: Record<string, unknown>;
+}
+
+export interface SpanQuery {
+  project?: string;
+  traceId?: string;
+  name?: string;
+  offset: number;
+  limit: number;
+}
+
+export class SpanStore {
+  private requests: StoredRequest[] = [];
+  private storedBytes = 0;
+  accepted = 0;
+  rejected = 0;
+  /** Spans let go to stay under the limit. */
+  dropped = 0;
+  readonly byProject = new Map<string, number>();
+
+  add(requestId: string, bytes: Uint8Array, parts: StoredPart[]): void {
+    if (parts.length === 0) return;
+    this.requests.push({ requestId, receivedAt: new Date().toISOString(), bytes, parts });
+    this.storedBytes += bytes.length;
+    for (const part of parts) {
+      this.accepted += part.spans;
+      this.byProject.set(part.project, (this.byProject.get(part.project) ?? 0) + part.spans);
+    }
+    while (this.storedBytes > MAX_STORED_BYTES && this.requests.length > 1) {
+      const old = this.requests.shift()!;
+      this.storedBytes -= old.bytes.length;
+      for (const part of old.parts) this.dropped += part.spans;
+    }
+  }
+
+  /** Decodes the stored spans that match, oldest first. */
+  query(q: SpanQuery): { total: number; data: SpanRecord[] } {
+    const data: SpanRecord[] = [];
+    let total = 0;
+    for (const request of this.requests) {
+      for (const part of request.parts) {
+        if (q.project && part.project !== q.project) continue;
+        const rs = ResourceSpansCodec.decode(request.bytes.subarray(part.start, part.end));
+        const resource = resourceToJson(rs.resource ?? {});
+        for (const ss of rs.scopeSpans) {
+          const scope = scopeToJson(ss.scope ?? {});
+          for (const span of ss.spans) {
+            const json = spanToJson(span);
+            if (q.traceId && json.traceId !== q.traceId) continue;
+            if (q.name && json.name !== q.name) continue;
+            total++;
+            if (total <= q.offset || data.length >= q.limit) continue;
+            const record: SpanRecord = {
+              project: part.project,
+              request_id: request.requestId,
+              received_at: request.receivedAt,
+              resource,
+              scope,
+              span: json,
+            };
+            if (rs.schemaUrl) record.resource_schema_url = rs.schemaUrl;
+            if (ss.schemaUrl) record.scope_schema_url = ss.schemaUrl;
+            data.push(record);
+          }
+        }
+      }
+    }
+    return { total, data };
+  }
+
+  summary(): Record<string, unknown> {
+    return {
+      accepted: this.accepted,
+      rejected: this.rejected,
+      dropped: this.dropped,
+      requests: this.requests.length,
+      stored_bytes: this.storedBytes,
+      by_project: Object.fromEntries(this.byProject),
+    };
+  }
+
+  clear(): void {
+    this.requests = [];
+    this.storedBytes = 0;
+    this.accepted = 0;
+    this.rejected = 0;
+    this.dropped = 0;
+    this.byProject.clear();
+  }
+}
