@@ -13,7 +13,8 @@ export async function buildAip({ quiet = false } = {}) {
   rmSync(join(root, 'dist'), { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
-    entryPoints: { main: 'src/main.ts' },
+    // The traces worker is an entry of its own: worker threads start from a file.
+    entryPoints: { main: 'src/main.ts', 'traces-worker': 'src/traces/worker.ts' },
     outdir: 'dist',
     bundle: true,
     splitting: true,

@@ -133,6 +133,11 @@ export class Context {
       onRetry: (notice) => {
         if (!this.io.quiet) this.io.warn(notice);
       },
+      // Trace ingest takes the key as HTTP Basic credentials, user "api" (api-contract.md §4.2).
+      authHeaders:
+        service === 'trace'
+          ? (key) => ({ authorization: `Basic ${Buffer.from(`api:${key}`).toString('base64')}` })
+          : undefined,
     });
   }
 

@@ -23,6 +23,8 @@ export interface HttpClientOptions {
   userAgent: string;
   /** Told about each retry before its wait (shown on stderr). */
   onRetry?: (notice: string) => void;
+  /** The credential headers for a key (default: a bearer token). */
+  authHeaders?: (key: string) => Record<string, string>;
 }
 
 export interface RequestOptions {
@@ -39,13 +41,19 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Overrides the client's retry budget (a polling loop that retries on its own sets 0). */
   retries?: number;
+  /** A body that is not JSON, sent as is (with its own content type and encoding headers). */
+  raw?: { bytes: Buffer; headers: Record<string, string> };
+  /** More headers (lower-case names). */
+  headers?: Record<string, string>;
+  /** Safe to send twice (a POST that is not a create), so retried like a GET. */
+  idempotent?: boolean;
 }
 
 export interface PreparedRequest {
   method: Method;
   url: string;
   headers: Record<string, string>;
-  body: string | undefined;
+  body: string | Buffer | undefined;
 }
 
 export interface HttpResponse<T> {
@@ -107,9 +115,17 @@ export class HttpClient {
   prepare(req: RequestOptions): PreparedRequest {
     const o = this.options;
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': o.userAgent };
-    if (req.auth !== false && o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
-    let body: string | undefined;
-    if (req.body !== undefined) {
+    if (req.auth !== false && o.apiKey)
+      Object.assign(
+        headers,
+        o.authHeaders ? o.authHeaders(o.apiKey) : { authorization: `Bearer ${o.apiKey}` },
+      );
+    Object.assign(headers, req.headers);
+    let body: string | Buffer | undefined;
+    if (req.raw) {
+      Object.assign(headers, req.raw.headers);
+      body = req.raw.bytes;
+    } else if (req.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(req.body);
     }
@@ -121,6 +137,7 @@ export class HttpClient {
     const { url, headers, body } = this.prepare(req);
     const accept = req.accept ?? ((s: number) => s >= 200 && s < 300);
     const where = `${req.method} ${new URL(url).pathname}`;
+    const idempotent = req.idempotent ?? isIdempotent(req.method);
 
     for (let retry = 0; ; retry++) {
       const canRetry = retry < (req.retries ?? o.maxRetries);
@@ -134,7 +151,7 @@ export class HttpClient {
         // Our own refusals (a key bound for plain http) and the caller's abort are not network trouble.
         if (req.signal?.aborted || error instanceof CliError) throw error;
         const failure = describeFailure(error, timeoutMs);
-        const retryable = isIdempotent(req.method) || !failure.mayHaveReachedServer;
+        const retryable = idempotent || !failure.mayHaveReachedServer;
         if (retryable && canRetry) {
           await this.pause(backoffDelay(retry, o.random), failure.message, where, retry, req.signal);
           continue;
@@ -173,7 +190,7 @@ export class HttpClient {
 
       const failed = { service: o.service, method: req.method, url, status: response.status };
       const exchange = { ...failed, statusText: response.statusText, text, contentType, requestId };
-      if (isRetryableStatus(response.status) && isIdempotent(req.method) && canRetry) {
+      if (isRetryableStatus(response.status) && idempotent && canRetry) {
         const asked = retryAfterMs(response.headers);
         if (asked === undefined || asked <= MAX_RETRY_AFTER_MS) {
           const delay = asked ?? backoffDelay(retry, o.random);
@@ -191,7 +208,7 @@ export class HttpClient {
           ? retryable
             ? `gave up after ${retry + 1} attempts`
             : `on attempt ${retry + 1}`
-          : retryable && !isIdempotent(req.method)
+          : retryable && !idempotent
             ? 'not retried: the request may have been processed'
             : undefined;
       throw withAttempts(apiErrorFrom({ ...exchange, note }), retry);

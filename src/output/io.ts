@@ -108,6 +108,11 @@ export class IO {
     return () => this.closeListeners.delete(listener);
   }
 
+  /** Bytes to stdout as they are (binary output: a protobuf file). */
+  writeBytes(bytes: Uint8Array): void {
+    (this.streams.stdout as unknown as { write(chunk: Uint8Array): boolean }).write(bytes);
+  }
+
   /** Writes a secret to stdout unmasked: only `aip auth token` does this, on purpose. */
   writeSecret(text: string): void {
     this.streams.stdout.write(text);

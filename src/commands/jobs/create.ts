@@ -96,7 +96,9 @@ function printDryRun(ctx: Context, request: PreparedRequest): void {
   const headers = Object.fromEntries(
     Object.entries(request.headers).map(([k, v]) => [k, redactHeader(k, v)]),
   );
-  const body = request.body === undefined ? undefined : JSON.parse(request.body);
+  // A job request's body is JSON text (only trace batches are binary).
+  const text = request.body === undefined ? undefined : request.body.toString();
+  const body = text === undefined ? undefined : JSON.parse(text);
   if (ctx.json) {
     io.json({ method: request.method, url: request.url, headers, body });
     return;
@@ -104,7 +106,7 @@ function printDryRun(ctx: Context, request: PreparedRequest): void {
   io.out(`${request.method} ${request.url}`);
   for (const [name, value] of Object.entries(headers)) io.out(`${name}: ${value}`);
   io.out();
-  io.out(io.isStdoutTTY ? JSON.stringify(body, null, 2) : (request.body ?? ''));
+  io.out(io.isStdoutTTY ? JSON.stringify(body, null, 2) : (text ?? ''));
   io.info('Dry run: nothing was sent');
 }
 

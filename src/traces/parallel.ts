@@ -1,0 +1,155 @@
+// Reads a large JSON Lines input on several cores: the main thread cuts the bytes into pieces of
+// whole lines and deals them to worker threads (worker.ts), which check, encode and gzip; the batches
+// come back to be spooled. Memory stays bounded: a worker has at most two pieces waiting.
+
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { BatchLimits } from './batches.js';
+import { Problems } from './problems.js';
+import type { Project } from './routing.js';
+import type { FromWorker, ToWorker, WorkerBatch } from './worker.js';
+
+const PIECE_BYTES = 2 * 1024 * 1024;
+const MAX_WORKERS = 4;
+
+/**
+ * The worker script, when aip runs from its bundle (dist/traces-worker.js, beside the chunks'
+ * directory); from the TypeScript sources (tests) there is none, and reading stays on one thread.
+ */
+export function workerScript(): string | undefined {
+  for (const relative of ['../traces-worker.js', './traces-worker.js']) {
+    const path = fileURLToPath(new URL(relative, import.meta.url));
+    if (existsSync(path)) return path;
+  }
+  return undefined;
+}
+
+/** How many workers to use: one per core, within reason; none on a single core. */
+export function workerCount(): number {
+  const cores = availableParallelism();
+  return cores < 2 ? 0 : Math.min(cores, MAX_WORKERS);
+}
+
+export interface ParallelResult {
+  spans: number;
+  documents: number;
+  problems: Problems;
+}
+
+/** The bytes in an ArrayBuffer of their own (small buffers share Node's pool). */
+function ownBuffer(bytes: Buffer): Buffer {
+  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
+  const own = Buffer.allocUnsafeSlow(bytes.length);
+  bytes.copy(own);
+  return own;
+}
+
+function countNewlines(bytes: Buffer): number {
+  let n = 0;
+  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) n++;
+  return n;
+}
+
+export async function readJsonLinesParallel(
+  input: AsyncIterable<Buffer>,
+  options: {
+    script: string;
+    workers: number;
+    limits: BatchLimits;
+    project: Project | undefined;
+    onBatch: (batch: WorkerBatch) => void;
+    onProgress?: (spans: number) => void;
+  },
+): Promise<ParallelResult> {
+  const result: ParallelResult = { spans: 0, documents: 0, problems: new Problems() };
+  const pool = Array.from({ length: options.workers }, () => ({
+    // Bounded heaps: a worker collects its garbage instead of growing (memory stays flat).
+    worker: new Worker(options.script, {
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 24 },
+    }),
+    waiting: 0,
+  }));
+  let failure: unknown;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    wake?.();
+    wake = undefined;
+  };
+  const finished = pool.map(
+    (slot) =>
+      new Promise<void>((resolve) => {
+        slot.worker.on('message', (message: FromWorker) => {
+          for (const batch of message.batches) options.onBatch(batch);
+          result.spans += message.spans;
+          result.documents += message.documents;
+          options.onProgress?.(result.spans);
+          if (message.type === 'progress') slot.waiting--;
+          else {
+            result.problems.merge(message.problems, message.problemCount);
+            resolve();
+          }
+          notify();
+        });
+        slot.worker.on('error', (error) => {
+          failure ??= error;
+          resolve();
+          notify();
+        });
+      }),
+  );
+  const send = (slot: (typeof pool)[number], message: ToWorker, transfer: ArrayBuffer[] = []) =>
+    slot.worker.postMessage(message, transfer);
+  for (const slot of pool) send(slot, { type: 'start', limits: options.limits, project: options.project });
+
+  /**
+   * Gives a piece to the least busy worker, waiting while every one has two. The piece's memory moves
+   * to the worker (it must be the only thing in its ArrayBuffer).
+   */
+  const dispatch = async (bytes: Buffer, firstLine: number) => {
+    for (;;) {
+      if (failure) throw failure;
+      const slot = pool.reduce((a, b) => (b.waiting < a.waiting ? b : a));
+      if (slot.waiting < 2) {
+        slot.waiting++;
+        send(slot, { type: 'piece', bytes, firstLine }, [bytes.buffer as ArrayBuffer]);
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    }
+  };
+
+  try {
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    let line = 1;
+    for await (const chunk of input) {
+      pending.push(chunk);
+      pendingBytes += chunk.length;
+      if (pendingBytes < PIECE_BYTES) continue;
+      const joined = ownBuffer(Buffer.concat(pending));
+      const cut = joined.lastIndexOf(10);
+      if (cut === -1) {
+        pending = [joined];
+        continue;
+      }
+      // The rest is copied out first: the piece takes the whole buffer with it.
+      pending = [Buffer.from(joined.subarray(cut + 1))];
+      pendingBytes = pending[0]!.length;
+      const piece = joined.subarray(0, cut + 1);
+      const lines = countNewlines(piece);
+      await dispatch(piece, line);
+      line += lines;
+    }
+    if (pendingBytes > 0) await dispatch(ownBuffer(Buffer.concat(pending)), line);
+    for (const slot of pool) send(slot, { type: 'finish' });
+    await Promise.all(finished);
+    if (failure) throw failure;
+  } finally {
+    await Promise.all(pool.map((slot) => slot.worker.terminate()));
+  }
+  return result;
+}

@@ -1,0 +1,292 @@
+// Reads a file of spans (OTLP/JSON, one document or JSON Lines, or OTLP protobuf; gzipped or not),
+// checks all of it, and leaves it as encoded batches in a spool, ready to send. Nothing is sent from
+// here: the caller sends only when there was no problem at all.
+//
+// A large JSON Lines input is read on several cores (parallel.ts); anything else on this thread.
+
+import { once } from 'node:events';
+import { StringDecoder } from 'node:string_decoder';
+import type { Problem, Source } from '../validate/check-file.js';
+import {
+  BatchBuilder,
+  type BatchLimits,
+  type EncodedBatch,
+  ResourceContext,
+  type Router,
+  ScopeContext,
+} from './batches.js';
+import { JsonSpanReader, NO_PROJECT } from './json-reader.js';
+import { OtlpJsonSplitter } from './json-stream.js';
+import { decodeRequest, type PbSpan } from './otlp.js';
+import type { JsonPath } from './otlp-json.js';
+import { readJsonLinesParallel, workerCount, workerScript } from './parallel.js';
+import { Problems } from './problems.js';
+import { type Project, resourceProject, withRouting } from './routing.js';
+import { Spool } from './spool.js';
+
+export type InputFormat = 'json' | 'protobuf';
+
+export interface ReadOptions {
+  limits: BatchLimits;
+  /** The configured team/project, for resources that carry no routing of their own. */
+  project: Project | undefined;
+  /** Told the format is this instead of looking at the first bytes. */
+  format?: InputFormat;
+  /** Worker threads for a large JSON Lines input (default: one per core; 0 keeps it on this thread). */
+  workers?: number;
+  /** Told about progress now and then (spans read so far). */
+  onProgress?: (spans: number) => void;
+}
+
+/** A batch ready to send: where it waits in the spool, and whether it is gzipped already. */
+export interface SpooledBatch {
+  slot: number;
+  spans: number;
+  gzipped: boolean;
+  /** For batches encoded on this thread, the contexts they were encoded with (see batches.ts). */
+  encoded?: EncodedBatch;
+}
+
+export interface ReadResult {
+  name: string;
+  format: InputFormat;
+  gzipped: boolean;
+  /** Read on this many worker threads (0: on the main thread). */
+  workers: number;
+  documents: number;
+  spans: number;
+  batches: SpooledBatch[];
+  spool: Spool;
+  problems: Problem[];
+  problemCount: number;
+  route: Router;
+}
+
+/** Inputs smaller than this are read on the main thread: starting workers would cost more. */
+const PARALLEL_FROM_BYTES = 4 * 1024 * 1024;
+
+interface Peeked {
+  head: Buffer;
+  /** The whole stream again, the peeked bytes first. */
+  rest: AsyncIterable<Buffer>;
+  /** The stream ended within the peeked bytes. */
+  ended: boolean;
+}
+
+/** The first `bytes` of a stream (or all of it, if shorter). */
+async function peek(stream: AsyncIterable<Buffer | string>, bytes: number): Promise<Peeked> {
+  const iterator = stream[Symbol.asyncIterator]();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let ended = false;
+  while (size < bytes) {
+    const next = await iterator.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  const head = Buffer.concat(chunks);
+  async function* rest(): AsyncGenerator<Buffer> {
+    if (head.length) yield head;
+    if (ended) return;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+    }
+  }
+  return { head, rest: rest(), ended };
+}
+
+async function* gunzip(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  const { createGunzip } = await import('node:zlib');
+  const z = createGunzip();
+  const pump = (async () => {
+    try {
+      for await (const chunk of input) if (!z.write(chunk)) await once(z, 'drain');
+      z.end();
+    } catch (error) {
+      z.destroy(error as Error);
+    }
+  })();
+  for await (const chunk of z) yield chunk as Buffer;
+  await pump;
+}
+
+function firstSignificant(head: Buffer): number | undefined {
+  for (const byte of head) {
+    if (
+      byte !== 0x20 &&
+      byte !== 0x0a &&
+      byte !== 0x0d &&
+      byte !== 0x09 &&
+      byte !== 0xef &&
+      byte !== 0xbb &&
+      byte !== 0xbf
+    )
+      return byte;
+  }
+  return undefined;
+}
+
+/** Is the input's first line a whole document (JSON Lines, which can be cut at any newline)? */
+function startsWithWholeLine(head: Buffer): boolean {
+  const newline = head.indexOf(10);
+  if (newline === -1) return false;
+  try {
+    const first = JSON.parse(head.subarray(0, newline).toString('utf8'));
+    return typeof first === 'object' && first !== null && !Array.isArray(first);
+  } catch {
+    return false;
+  }
+}
+
+export async function readSpans(source: Source, options: ReadOptions): Promise<ReadResult> {
+  let peeked = await peek(source.stream, 2);
+  const gzipped = peeked.head[0] === 0x1f && peeked.head[1] === 0x8b;
+  peeked = await peek(gzipped ? gunzip(peeked.rest) : peeked.rest, PARALLEL_FROM_BYTES);
+  const first = firstSignificant(peeked.head);
+  const format = options.format ?? (first === 0x7b || first === undefined ? 'json' : 'protobuf');
+
+  const route: Router = (context) => withRouting(context.resource, options.project);
+  const spool = new Spool();
+  const batches: SpooledBatch[] = [];
+  let problems = new Problems();
+  const keep = (batch: EncodedBatch) => {
+    // Once there is a problem nothing will be sent: checking goes on, storing stops.
+    if (problems.count === 0)
+      batches.push({
+        slot: spool.put(batch.bytes),
+        spans: batch.spans,
+        gzipped: false,
+        encoded: { ...batch, bytes: new Uint8Array() },
+      });
+  };
+  const builder = new BatchBuilder(options.limits, route, keep);
+  const counts = { spans: 0, documents: 0, workers: 0 };
+  const script = workerScript();
+  const workers = Math.max(0, options.workers ?? workerCount());
+
+  try {
+    if (format === 'json' && !peeked.ended && script && workers > 1 && startsWithWholeLine(peeked.head)) {
+      counts.workers = workers;
+      const read = await readJsonLinesParallel(peeked.rest, {
+        script,
+        workers,
+        limits: options.limits,
+        project: options.project,
+        onBatch: (batch) => {
+          if (problems.count === 0)
+            batches.push({ slot: spool.put(batch.bytes), spans: batch.spans, gzipped: true });
+        },
+        onProgress: options.onProgress,
+      });
+      problems = read.problems;
+      counts.spans = read.spans;
+      counts.documents = read.documents;
+    } else if (format === 'json') {
+      const reader = new JsonSpanReader(builder, problems, options.project, (spans) => {
+        if (spans % 50_000 === 0) options.onProgress?.(spans);
+      });
+      const decoder = new StringDecoder('utf8');
+      const splitter = new OtlpJsonSplitter();
+      for await (const chunk of peeked.rest)
+        for (const event of splitter.push(decoder.write(chunk))) reader.handle(event);
+      for (const event of splitter.push(decoder.end())) reader.handle(event);
+      for (const event of splitter.end()) reader.handle(event);
+      counts.spans = reader.spans;
+      counts.documents = reader.documents;
+    } else {
+      await readProtobuf(peeked.rest, builder, problems, counts, options.project);
+    }
+    builder.flush();
+    if (problems.count > 0) {
+      spool.close();
+      batches.length = 0;
+    } else if (counts.spans === 0) problems.add(0, undefined, 'no spans in the input');
+  } catch (error) {
+    spool.close();
+    throw error;
+  }
+  return {
+    name: source.name,
+    format,
+    gzipped,
+    workers: counts.workers,
+    documents: counts.documents,
+    spans: counts.spans,
+    batches,
+    spool,
+    problems: problems.list,
+    problemCount: problems.count,
+    route,
+  };
+}
+
+function checkIds(span: PbSpan, path: JsonPath, problems: Problems): boolean {
+  const before = problems.count;
+  const check = (name: 'traceId' | 'spanId' | 'parentSpanId', size: number, optional: boolean) => {
+    const id = span[name];
+    const length = id?.length ?? 0;
+    if (optional && length === 0) return;
+    if (length !== size) problems.add(0, [...path, name], `expected ${size} bytes, not ${length}`);
+    else if (id!.every((b) => b === 0)) problems.add(0, [...path, name], 'an id of all zeros is not valid');
+  };
+  check('traceId', 16, false);
+  check('spanId', 8, false);
+  check('parentSpanId', 8, true);
+  if (!span.name) problems.add(0, [...path, 'name'], 'required: a span needs a name');
+  return problems.count === before;
+}
+
+async function readProtobuf(
+  input: AsyncIterable<Buffer>,
+  builder: BatchBuilder,
+  problems: Problems,
+  counts: { spans: number; documents: number },
+  project: Project | undefined,
+): Promise<void> {
+  // One ExportTraceServiceRequest, read whole: a protobuf message has no boundaries inside it that
+  // could be found without decoding it.
+  const chunks: Buffer[] = [];
+  for await (const chunk of input) chunks.push(chunk);
+  let request: ReturnType<typeof decodeRequest>;
+  try {
+    request = decodeRequest(Buffer.concat(chunks));
+  } catch (error) {
+    problems.add(
+      0,
+      undefined,
+      `not an OTLP ExportTraceServiceRequest in protobuf: ${(error as Error).message}`,
+    );
+    return;
+  }
+  counts.documents = 1;
+  request.resourceSpans.forEach((rs, i) => {
+    const resource = new ResourceContext(0);
+    resource.resource = rs.resource ?? {};
+    if (rs.schemaUrl) resource.schemaUrl = rs.schemaUrl;
+    let spans = 0;
+    rs.scopeSpans.forEach((ss, j) => {
+      const scope = new ScopeContext(resource);
+      scope.scope = ss.scope ?? {};
+      if (ss.schemaUrl) scope.schemaUrl = ss.schemaUrl;
+      ss.spans.forEach((span, k) => {
+        counts.spans++;
+        spans++;
+        if (
+          checkIds(span, ['resourceSpans', i, 'scopeSpans', j, 'spans', k], problems) &&
+          problems.count === 0
+        )
+          builder.add(span, scope);
+      });
+    });
+    if (spans > 0 && !project && !resourceProject(resource.resource)) {
+      problems.add(0, ['resourceSpans', i], `${spans} span${spans === 1 ? '' : 's'}: ${NO_PROJECT}`);
+    }
+  });
+}

@@ -1,0 +1,72 @@
+// Where encoded batches wait between reading the input and sending it: nothing is sent until the
+// whole input has been read and found valid, yet memory must not grow with the input. Batches stay in
+// memory up to a limit, then go to a temporary file (mode 0600, in a directory of its own, removed
+// when done).
+
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const IN_MEMORY_LIMIT = 8 * 1024 * 1024;
+
+interface Slot {
+  bytes?: Uint8Array;
+  offset: number;
+  length: number;
+}
+
+export class Spool {
+  private slots: Slot[] = [];
+  private inMemory = 0;
+  private fd: number | undefined;
+  private dir: string | undefined;
+  private fileSize = 0;
+
+  constructor(private readonly memoryLimit = IN_MEMORY_LIMIT) {}
+
+  /** Stores a batch; returns its index. */
+  put(bytes: Uint8Array): number {
+    if (this.inMemory + bytes.length <= this.memoryLimit) {
+      this.inMemory += bytes.length;
+      this.slots.push({ bytes, offset: 0, length: bytes.length });
+    } else {
+      if (this.fd === undefined) {
+        this.dir = mkdtempSync(join(tmpdir(), 'aip-traces-'));
+        this.fd = openSync(join(this.dir, 'batches'), 'w+', 0o600);
+      }
+      writeSync(this.fd, bytes, 0, bytes.length, this.fileSize);
+      this.slots.push({ offset: this.fileSize, length: bytes.length });
+      this.fileSize += bytes.length;
+    }
+    return this.slots.length - 1;
+  }
+
+  get(index: number): Uint8Array {
+    const slot = this.slots[index]!;
+    if (slot.bytes) return slot.bytes;
+    const bytes = Buffer.allocUnsafe(slot.length);
+    readSync(this.fd!, bytes, 0, slot.length, slot.offset);
+    return bytes;
+  }
+
+  /** Lets a sent batch go. */
+  release(index: number): void {
+    const slot = this.slots[index];
+    if (slot?.bytes) {
+      this.inMemory -= slot.bytes.length;
+      slot.bytes = undefined;
+    }
+  }
+
+  get onDisk(): number {
+    return this.fileSize;
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.fd = undefined;
+    this.dir = undefined;
+    this.slots = [];
+  }
+}
