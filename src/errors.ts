@@ -103,6 +103,17 @@ export class CommandFailedError extends CliError {
   override name = 'CommandFailedError';
 }
 
+/**
+ * `aip traces exec`: the command it ran failed, and its exit status is aip's. Nothing more is said:
+ * the command has spoken for itself.
+ */
+export class ChildExitError extends CliError {
+  override name = 'ChildExitError';
+  constructor(readonly exitCode: number) {
+    super(`the command exited with status ${exitCode}`);
+  }
+}
+
 function exitCodeForStatus(status: number): ExitCodeValue {
   if (status === 401 || status === 403) return ExitCode.auth;
   if (status === 404) return ExitCode.notFound;
@@ -111,7 +122,8 @@ function exitCodeForStatus(status: number): ExitCodeValue {
   return ExitCode.error;
 }
 
-export function exitCodeFor(error: unknown): ExitCodeValue {
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof ChildExitError) return error.exitCode;
   if (error instanceof ApiError) return exitCodeForStatus(error.status);
   if (error instanceof UsageError) return ExitCode.usage;
   if (error instanceof AuthError) return ExitCode.auth;

@@ -15,6 +15,7 @@ import { registerHealth } from './commands/health/register.js';
 import { registerHelp } from './commands/help/register.js';
 import { registerJobs } from './commands/jobs/register.js';
 import { registerModels } from './commands/models/register.js';
+import { registerTraces } from './commands/traces/register.js';
 import type { Context } from './context.js';
 import type { GlobalOptions } from './globals.js';
 import { normalizeProject, normalizeUrl } from './settings/keys.js';
@@ -119,6 +120,7 @@ export function buildProgram(ctx: Context): Command {
   registerCheckpoints(program, ctx);
   registerJobs(program, ctx);
   registerEvents(program, ctx);
+  registerTraces(program, ctx);
   registerChat(program, ctx);
   registerHealth(program, ctx);
   registerEmulator(program, ctx);

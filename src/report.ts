@@ -3,7 +3,7 @@
 // the chat REPL for a turn that failed without ending the conversation.
 
 import { CommanderError } from 'commander';
-import { CliError, ExitCode, exitCodeFor } from './errors.js';
+import { ChildExitError, CliError, ExitCode, exitCodeFor } from './errors.js';
 import type { IO } from './output/io.js';
 
 /** Commander's own outcomes: help and version are successes; anything else is a usage error. */
@@ -14,6 +14,7 @@ function commanderExitCode(error: CommanderError): number {
 
 export function report(error: unknown, io: IO, debug: boolean): number {
   if (error instanceof CommanderError) return commanderExitCode(error);
+  if (error instanceof ChildExitError) return exitCodeFor(error);
   const red = io.errStyle.red;
   if (error instanceof CliError) {
     io.err(`${red('error:')} ${error.message}${error.hint ? `; ${error.hint}` : ''}`);

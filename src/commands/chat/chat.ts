@@ -3,6 +3,7 @@
 
 import { complete } from '../../chat/complete.js';
 import { resolveChatModel } from '../../chat/model.js';
+import type { ChatTracer } from '../../chat/trace.js';
 import { assertWritable, loadTranscript, saveTranscript } from '../../chat/transcript.js';
 import type { ChatMessage, Usage } from '../../chat/types.js';
 import type { Context } from '../../context.js';
@@ -54,6 +55,12 @@ export function usageLine(usage: Usage | undefined): string {
     : 'usage: not reported';
 }
 
+/** The span recorder of --trace (its module, and the trace client, loaded only then). */
+async function chatTracer(ctx: Context, conversation: boolean): Promise<ChatTracer> {
+  const { ChatTracer } = await import('../../chat/trace.js');
+  return conversation ? ChatTracer.conversation(ctx) : new ChatTracer(ctx);
+}
+
 export async function runChat(ctx: Context, words: string[], options: ChatOptions): Promise<void> {
   const { io } = ctx;
   const ref = options.model ?? ctx.settings.get('default-model');
@@ -66,6 +73,10 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
   if (options.temperature !== undefined) params.temperature = options.temperature;
   if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens;
   if (options.continue) assertWritable(options.continue);
+  // A trace that could not be sent (no project, no key) is a usage error now, not after the reply.
+  const tracer = options.trace
+    ? await chatTracer(ctx, Boolean(words.length === 0 && io.isStdinTTY))
+    : undefined;
   const history = options.continue ? await loadTranscript(ctx, options.continue) : [];
   const messages = seedMessages(history, options.system, options.message);
 
@@ -83,6 +94,7 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
         transcript: options.continue,
         stream: options.stream ?? true,
         usage: options.usage === true,
+        tracer,
       });
     }
     if (messages.at(-1)?.role !== 'user') {
@@ -96,6 +108,7 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
   const stream = !ctx.json && (options.stream ?? io.isStdoutTTY);
   // Ctrl-C stops the reply; so does a reader that went away (`| head`): no tokens spent for nobody.
   const { signal, release } = ctx.interruptible({ orStdoutClosed: true });
+  const endSpan = tracer?.start({ ...target, params });
   let outcome: Awaited<ReturnType<typeof complete>>;
   let streamed = false;
   try {
@@ -114,11 +127,13 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
   } catch (error) {
     // What arrived before the failure stays on stdout, ended by a newline; the error goes to stderr.
     if (streamed) io.write('\n');
+    await endSpan?.({ error });
     throw error;
   } finally {
     release();
   }
   if (outcome.interrupted) {
+    await endSpan?.(outcome);
     if (io.outputClosed) return; // the reader has what it wanted
     if (streamed) io.write('\n');
     if (options.usage) io.err(usageLine(outcome.usage));
@@ -128,6 +143,7 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
   else if (stream) io.write('\n');
   else io.out(outcome.content);
   if (options.usage) io.err(usageLine(outcome.usage));
+  await endSpan?.(outcome);
   // The transcript becomes the conversation as sent (seeds included), and the reply.
   if (options.continue)
     saveTranscript(options.continue, [...messages, { role: 'assistant', content: outcome.content }]);

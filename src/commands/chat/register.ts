@@ -24,6 +24,7 @@ export interface ChatOptions {
   stream?: boolean;
   usage?: boolean;
   continue?: string;
+  trace?: boolean;
 }
 
 export function registerChat(program: Command, ctx: Context): void {
@@ -59,6 +60,10 @@ export function registerChat(program: Command, ctx: Context): void {
     .option('--stream', 'stream the reply (the default when stdout is a terminal)')
     .option('--no-stream', 'wait for the whole reply')
     .option('--usage', 'print token counts on stderr')
+    .option(
+      '--trace',
+      'record each exchange as an OpenTelemetry span (chat <model>, GenAI attributes) and send it to trace ingest',
+    )
     .option(
       '--continue <file>',
       'a JSON Lines transcript: its messages come first, and it is rewritten with the conversation after each reply',

@@ -9,6 +9,7 @@ import type OpenAI from 'openai';
 import { openaiClient, sdkCall } from '../../api/openai.js';
 import { complete } from '../../chat/complete.js';
 import { resolveChatModel } from '../../chat/model.js';
+import type { ChatTracer } from '../../chat/trace.js';
 import { saveTranscript } from '../../chat/transcript.js';
 import type { ChatApi, ChatMessage } from '../../chat/types.js';
 import type { Context } from '../../context.js';
@@ -27,6 +28,8 @@ export interface ReplState {
   transcript: string | undefined;
   stream: boolean;
   usage: boolean;
+  /** --trace: a span per turn, all with the conversation's id. */
+  tracer: ChatTracer | undefined;
 }
 
 const HELP = [
@@ -160,11 +163,12 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
     state.messages.push({ role: 'user', content: text });
     reply = new AbortController();
     screen.muted = true;
+    const endSpan = state.tracer?.start({ model: state.model, api: state.api, params: state.params });
     let streamed = false;
     try {
       const outcome = await complete(
         ctx,
-        { ...state },
+        { model: state.model, api: state.api, messages: state.messages, params: state.params },
         {
           stream: state.stream,
           signal: reply.signal,
@@ -184,8 +188,10 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
       if (outcome.interrupted) io.err('(stopped)');
       if (state.usage) io.err(usageLine(outcome.usage));
       if (state.transcript) saveTranscript(state.transcript, state.messages);
+      await endSpan?.(outcome);
     } catch (error) {
       if (streamed) io.write('\n');
+      await endSpan?.({ error });
       // The turn failed: take the question back, so that it can simply be asked again.
       if (state.messages.at(-1)?.role === 'user') state.messages.pop();
       report(error, io, ctx.globals.debug === true);

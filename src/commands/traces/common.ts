@@ -1,0 +1,58 @@
+// What the traces commands share: the project spans route to, the ingest client, and sending the one
+// span that exec, span and chat --trace make.
+
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { TraceClient } from '../../traces/client.js';
+import { encodeRequest, type PbKeyValue, type PbSpan } from '../../traces/otlp.js';
+import { type Project, parseProject, resourceProject } from '../../traces/routing.js';
+import { localResource, parseTraceparent, singleSpanRequest, type TraceContext } from '../../traces/span.js';
+import { VERSION } from '../../version.js';
+
+export function configuredProject(ctx: Context): Project | undefined {
+  return parseProject(ctx.settings.get('project'));
+}
+
+export function traceClient(ctx: Context): TraceClient {
+  const project = ctx.settings.get('project');
+  return new TraceClient(ctx.http('trace', { auth: 'required' }), project || undefined);
+}
+
+/** --parent, else $TRACEPARENT (a malformed one is a usage error only when given as the flag). */
+export function incomingContext(ctx: Context, parent: string | undefined): TraceContext | undefined {
+  if (parent !== undefined) {
+    const context = parseTraceparent(parent);
+    if (!context)
+      throw new UsageError(`--parent ${parent}: expected a W3C traceparent, 00-<32 hex>-<16 hex>-<2 hex>`);
+    return context;
+  }
+  const fromEnv = ctx.env.TRACEPARENT;
+  const context = parseTraceparent(fromEnv);
+  if (fromEnv && !context)
+    ctx.io.warn(`ignoring TRACEPARENT=${fromEnv}: not a W3C traceparent; starting a new trace`);
+  return context;
+}
+
+/**
+ * The resource of spans made here, checked to route somewhere: spans without a project are dropped
+ * by the platform, so this is a usage error before anything runs or is sent.
+ */
+export function spanResource(ctx: Context, service: string | undefined): PbKeyValue[] {
+  const attributes = localResource(ctx.env, service, configuredProject(ctx));
+  if (!resourceProject({ attributes })) {
+    throw new UsageError(
+      'no project for the span: --project team/project, aip config set project team/project, or OTEL_RESOURCE_ATTRIBUTES=wandb.entity=…,wandb.project=…',
+    );
+  }
+  return attributes;
+}
+
+/** Sends one span made here, in a resource of its own. */
+export async function sendSpan(
+  client: TraceClient,
+  resource: PbKeyValue[],
+  span: PbSpan,
+  signal?: AbortSignal,
+): Promise<{ accepted: number; rejected: number; errorMessage: string }> {
+  return client.export(encodeRequest(singleSpanRequest(resource, span, VERSION)), 1, { signal });
+}

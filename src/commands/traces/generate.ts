@@ -1,0 +1,91 @@
+// `aip traces generate`: synthetic spans (as telemetrygen makes them) in OTLP/JSON Lines, one
+// document, or protobuf, for trying trace ingest out or loading it.
+
+import { once } from 'node:events';
+import { createWriteStream, openSync } from 'node:fs';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { generateDocuments } from '../../traces/generate.js';
+import { encodeRequest, type PbResourceSpans } from '../../traces/otlp.js';
+import { resourceFromJson, scopeFromJson, spanFromJson } from '../../traces/otlp-json.js';
+import { parseProject } from '../../traces/routing.js';
+import { nowNanos } from '../../traces/span.js';
+
+export interface GenerateFlags {
+  spans: number;
+  perDocument?: number;
+  seed?: number;
+  format?: 'jsonl' | 'json' | 'protobuf';
+  routing?: string;
+  output?: string;
+}
+
+/** Protobuf from canonical JSON documents (the generator's own output is always valid). */
+function toProtobuf(docs: Iterable<Record<string, unknown>>): Uint8Array {
+  const resourceSpans: PbResourceSpans[] = [];
+  const problems: never[] = [];
+  for (const doc of docs) {
+    for (const rs of doc.resourceSpans as Array<Record<string, unknown>>) {
+      resourceSpans.push({
+        resource: resourceFromJson(rs.resource, problems),
+        ...(rs.schemaUrl ? { schemaUrl: rs.schemaUrl as string } : {}),
+        scopeSpans: (rs.scopeSpans as Array<Record<string, unknown>>).map((ss) => ({
+          scope: scopeFromJson(ss.scope, problems),
+          ...(ss.schemaUrl ? { schemaUrl: ss.schemaUrl as string } : {}),
+          spans: (ss.spans as unknown[]).map((span) => spanFromJson(span, problems)!),
+        })),
+      });
+    }
+  }
+  return encodeRequest({ resourceSpans });
+}
+
+export async function runGenerate(ctx: Context, flags: GenerateFlags): Promise<void> {
+  const { io } = ctx;
+  const format = flags.format ?? 'jsonl';
+  const project = flags.routing === undefined ? undefined : parseProject(flags.routing);
+  if (flags.routing !== undefined && !project)
+    throw new UsageError(`--routing ${flags.routing}: expected team/project`);
+  if (format === 'protobuf' && !flags.output && io.isStdoutTTY)
+    throw new UsageError('protobuf is binary: write it to a file (-o spans.pb) or a pipe');
+  const docs = generateDocuments({
+    spans: flags.spans,
+    perDocument: flags.perDocument ?? 500,
+    seed: flags.seed ?? 1,
+    project,
+    startNanos: nowNanos() - 3_600_000_000_000n,
+  });
+  let file: ReturnType<typeof createWriteStream> | undefined;
+  if (flags.output) {
+    // Opened now, so that a path that cannot be written is a one-line error, not a stream's.
+    let fd: number;
+    try {
+      fd = openSync(flags.output, 'w');
+    } catch (error) {
+      throw new UsageError(`cannot write ${flags.output}: ${(error as NodeJS.ErrnoException).code}`);
+    }
+    file = createWriteStream('', { fd });
+  }
+  const write = async (chunk: string | Uint8Array) => {
+    if (file) {
+      if (!file.write(chunk)) await once(file, 'drain');
+    } else if (typeof chunk === 'string') io.write(chunk);
+    else io.writeBytes(chunk);
+  };
+  try {
+    if (format === 'protobuf') await write(toProtobuf(docs));
+    else if (format === 'jsonl') for (const doc of docs) await write(`${JSON.stringify(doc)}\n`);
+    else {
+      // One document: the resourceSpans of every generated request, pretty-printed.
+      const all = [...docs].flatMap((d) => d.resourceSpans as unknown[]);
+      await write(`${JSON.stringify({ resourceSpans: all }, null, 2)}\n`);
+    }
+  } finally {
+    if (file) {
+      file.end();
+      await once(file, 'close');
+    }
+  }
+  if (flags.output)
+    io.info(`Wrote ${flags.spans.toLocaleString('en-US')} spans to ${flags.output} (${format})`);
+}

@@ -1,0 +1,133 @@
+// `aip traces send <file|->`: check every span of the input, then send them in batches, a few at a
+// time, and say what the platform accepted. Nothing is sent when any span has a problem.
+
+import type { Context } from '../../context.js';
+import { CliError, InterruptedError, UsageError } from '../../errors.js';
+import { progress } from '../../output/progress.js';
+import { DEFAULT_LIMITS } from '../../traces/batches.js';
+import { type InputFormat, type ReadResult, readSpans } from '../../traces/read-input.js';
+import { type SendSummary, sendBatches } from '../../traces/send.js';
+import { openSource, problemLines } from '../../validate/check-file.js';
+import { configuredProject, traceClient } from './common.js';
+
+export interface SendOptions {
+  format?: InputFormat;
+  batchSpans?: number;
+  batchBytes?: number;
+  concurrency?: number;
+  dryRun?: boolean;
+  workers?: number;
+}
+
+const plural = (n: number, word: string, many = `${word}s`) =>
+  `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`;
+
+function rate(spans: number, seconds: number): string {
+  return seconds > 0 ? `${Math.round(spans / seconds).toLocaleString('en-US')} spans/s` : '';
+}
+
+export async function runSend(ctx: Context, file: string, options: SendOptions): Promise<void> {
+  const { io } = ctx;
+  // A missing key or a refused URL is known now, before a long read.
+  const client = options.dryRun ? undefined : traceClient(ctx);
+  const source = openSource(file, io);
+  const show = progress(io);
+  const started = performance.now();
+  show.status(`Reading ${source.name}…`);
+  let input: ReadResult;
+  try {
+    input = await readSpans(source, {
+      limits: {
+        spans: options.batchSpans ?? DEFAULT_LIMITS.spans,
+        bytes: options.batchBytes ?? DEFAULT_LIMITS.bytes,
+      },
+      project: configuredProject(ctx),
+      format: options.format,
+      workers: options.workers,
+      onProgress: (spans) => show.status(`Reading ${source.name}: ${plural(spans, 'span')}…`),
+    });
+  } finally {
+    show.done();
+  }
+  try {
+    if (input.problemCount > 0) {
+      for (const line of problemLines(input)) io.err(line);
+      throw new UsageError(
+        `${input.name}: ${plural(input.problemCount, 'problem')} in ${plural(input.spans, 'span')}; nothing was sent`,
+      );
+    }
+    const readSeconds = (performance.now() - started) / 1000;
+    if (options.dryRun) {
+      report(ctx, input, undefined, readSeconds);
+      io.info('Dry run: nothing was sent');
+      return;
+    }
+    const { signal, release } = ctx.interruptible();
+    let summary: SendSummary;
+    try {
+      summary = await sendBatches(input, client!, {
+        concurrency: options.concurrency ?? 4,
+        signal,
+        onProgress: (s) =>
+          show.status(
+            `Sending: ${plural(s.spansSent, 'span')} of ${s.spans.toLocaleString('en-US')} (${s.batchesSent}/${s.batches} batches)…`,
+          ),
+      });
+    } finally {
+      show.done();
+      release();
+    }
+    report(ctx, input, summary, (performance.now() - started) / 1000);
+    if (summary.interrupted) throw new InterruptedError();
+    if (summary.failure) {
+      const { error } = summary.failure;
+      if (error instanceof CliError) {
+        error.message = `batch ${summary.failure.batch + 1} of ${summary.batches} failed: ${error.message}`;
+      }
+      throw error;
+    }
+    if (summary.rejected > 0) {
+      throw new CliError(
+        `the platform rejected ${plural(summary.rejected, 'span')}${summary.messages.length ? `: ${summary.messages.join('; ')}` : ''}`,
+      );
+    }
+  } finally {
+    input.spool.close();
+  }
+}
+
+function report(ctx: Context, input: ReadResult, summary: SendSummary | undefined, seconds: number): void {
+  const { io } = ctx;
+  const format = `${input.format === 'json' ? 'OTLP/JSON' : 'OTLP protobuf'}${input.gzipped ? ', gzipped' : ''}`;
+  if (ctx.json) {
+    io.json({
+      file: input.name,
+      format: input.format,
+      gzipped: input.gzipped,
+      workers: input.workers,
+      spans: input.spans,
+      batches: input.batches.length,
+      sent: summary?.spansSent ?? 0,
+      accepted: summary?.accepted ?? 0,
+      rejected: summary?.rejected ?? 0,
+      messages: summary?.messages ?? [],
+      failed_batches: summary?.failure ? summary.batches - summary.batchesSent : 0,
+      retried_batches: summary?.retried ?? 0,
+      seconds: Number(seconds.toFixed(3)),
+      spans_per_second: seconds > 0 ? Math.round((summary?.spansSent ?? input.spans) / seconds) : null,
+      dry_run: summary === undefined,
+    });
+    return;
+  }
+  if (!summary) {
+    io.out(
+      `${input.name} (${format}): ${plural(input.spans, 'span')} in ${plural(input.batches.length, 'batch', 'batches')}, all valid`,
+    );
+    return;
+  }
+  const batches = `${summary.batchesSent}/${summary.batches} batches`;
+  io.out(
+    `Sent ${plural(summary.spansSent, 'span')} of ${summary.spans.toLocaleString('en-US')} (${batches}, ${seconds.toFixed(1)}s, ${rate(summary.spansSent, seconds)}): ${summary.accepted.toLocaleString('en-US')} accepted, ${summary.rejected.toLocaleString('en-US')} rejected`,
+  );
+  if (summary.retried > 0) io.info(`${plural(summary.retried, 'batch', 'batches')} needed retries`);
+}

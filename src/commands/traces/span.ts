@@ -1,0 +1,57 @@
+// `aip traces span --name N`: one span from the shell, for steps a wrapper cannot wrap (a start time
+// taken earlier, an end now). Prints the span's traceparent, so that later spans can nest under it.
+
+import type { Context } from '../../context.js';
+import { CliError, UsageError } from '../../errors.js';
+import {
+  buildSpan,
+  formatTraceparent,
+  newSpanId,
+  nowNanos,
+  parseAttribute,
+  parseTime,
+  SpanKind,
+  StatusCode,
+  traceFor,
+} from '../../traces/span.js';
+import { incomingContext, sendSpan, spanResource, traceClient } from './common.js';
+import type { SpanFlags } from './exec.js';
+
+export interface SpanOptions extends SpanFlags {
+  name: string;
+  start?: string;
+  end?: string;
+  status?: keyof typeof StatusCode;
+  statusMessage?: string;
+}
+
+export async function runSpan(ctx: Context, options: SpanOptions): Promise<void> {
+  const end = options.end === undefined ? nowNanos() : parseTime(options.end, '--end');
+  const start = options.start === undefined ? end : parseTime(options.start, '--start');
+  if (end < start) throw new UsageError(`--end is before --start`);
+  if (options.statusMessage !== undefined && options.status !== 'error')
+    throw new UsageError('--status-message goes with --status error');
+  const resource = spanResource(ctx, options.service);
+  const client = traceClient(ctx);
+  const context = traceFor(incomingContext(ctx, options.parent));
+  const spanId = newSpanId();
+  const span = buildSpan({
+    name: options.name,
+    kind: SpanKind[options.kind ?? 'internal'],
+    context,
+    spanId,
+    start,
+    end,
+    attributes: (options.attr ?? []).map((a) => parseAttribute(a)),
+    status: {
+      code: StatusCode[options.status ?? 'unset'],
+      message: options.statusMessage,
+    },
+  });
+  const result = await sendSpan(client, resource, span);
+  if (result.rejected > 0)
+    throw new CliError(`the span was rejected: ${result.errorMessage || 'no reason given'}`);
+  const traceparent = formatTraceparent(context.traceId, spanId, context.flags);
+  if (ctx.json) ctx.io.json({ traceparent, trace_id: context.traceId, span_id: spanId });
+  else ctx.io.out(traceparent);
+}

@@ -1,0 +1,184 @@
+// One span made here (aip traces exec / span, aip chat --trace): ids, W3C trace context
+// (TRACEPARENT, as otel-cli and the OpenTelemetry environment conventions use it), times, attributes
+// from the command line, and the request that carries it.
+
+import { randomBytes } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import { int64, type PbAnyValue, type PbExportRequest, type PbKeyValue, type PbSpan } from './otlp.js';
+import { type Project, withRouting } from './routing.js';
+
+export const SpanKind = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 } as const;
+export const StatusCode = { unset: 0, ok: 1, error: 2 } as const;
+
+export interface TraceContext {
+  traceId: string;
+  /** The parent span (absent for a root). */
+  spanId?: string;
+  flags: number;
+}
+
+function nonZeroHex(bytes: number): string {
+  for (;;) {
+    const id = randomBytes(bytes).toString('hex');
+    if (/[^0]/.test(id)) return id;
+  }
+}
+
+export const newTraceId = () => nonZeroHex(16);
+export const newSpanId = () => nonZeroHex(8);
+
+const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/** A W3C traceparent header value ("00-<trace>-<span>-<flags>"), or undefined if it is not one. */
+export function parseTraceparent(value: string | undefined): TraceContext | undefined {
+  const m = value ? TRACEPARENT.exec(value.trim().toLowerCase()) : null;
+  if (!m || m[1] === 'ff' || /^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return undefined;
+  return { traceId: m[2]!, spanId: m[3]!, flags: Number.parseInt(m[4]!, 16) };
+}
+
+export function formatTraceparent(traceId: string, spanId: string, flags = 1): string {
+  return `00-${traceId}-${spanId}-${flags.toString(16).padStart(2, '0')}`;
+}
+
+/** Now, in nanoseconds since the epoch: the process's monotonic clock, so that end never precedes start. */
+export function nowNanos(): bigint {
+  const ms = performance.timeOrigin + performance.now();
+  return BigInt(Math.floor(ms)) * 1_000_000n + BigInt(Math.round((ms % 1) * 1e6));
+}
+
+/**
+ * A time from the command line: "now", Unix seconds (with a fraction), or an ISO-8601 / RFC 3339 time
+ * (nanoseconds kept when given).
+ */
+export function parseTime(value: string, flag: string): bigint {
+  const text = value.trim();
+  if (text === 'now') return nowNanos();
+  const seconds = /^(\d{1,12})(?:\.(\d{1,9}))?$/.exec(text);
+  if (seconds) return BigInt(seconds[1]!) * 1_000_000_000n + BigInt((seconds[2] ?? '').padEnd(9, '0'));
+  const iso = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i.exec(text);
+  if (iso) {
+    const ms = Date.parse(`${iso[1]}${iso[3]}`);
+    if (!Number.isNaN(ms)) return BigInt(ms) * 1_000_000n + BigInt((iso[2] ?? '').padEnd(9, '0'));
+  }
+  throw new UsageError(
+    `${flag} ${value}: expected "now", Unix seconds (1700000000.25) or an RFC 3339 time (2026-11-21T09:30:00Z)`,
+  );
+}
+
+/**
+ * "key=value" as an attribute. As otel-cli does, a value that reads as a whole number, a decimal
+ * number or true/false is sent as one; anything else (and anything quoted) is a string.
+ */
+export function parseAttribute(text: string, flag = '--attr'): PbKeyValue {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new UsageError(`${flag} ${text}: expected key=value`);
+  const key = text.slice(0, eq);
+  const raw = text.slice(eq + 1);
+  let value: PbAnyValue;
+  if (/^-?\d{1,18}$/.test(raw)) value = { intValue: int64(raw) };
+  else if (/^-?\d+\.\d+(e[+-]?\d+)?$/i.test(raw)) value = { doubleValue: Number(raw) };
+  else if (raw === 'true' || raw === 'false') value = { boolValue: raw === 'true' };
+  else if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"'))
+    value = { stringValue: raw.slice(1, -1) };
+  else value = { stringValue: raw };
+  return { key, value };
+}
+
+export const stringAttr = (key: string, value: string): PbKeyValue => ({
+  key,
+  value: { stringValue: value },
+});
+export const intAttr = (key: string, value: number): PbKeyValue => ({
+  key,
+  value: { intValue: int64(value) },
+});
+export const stringsAttr = (key: string, values: readonly string[]): PbKeyValue => ({
+  key,
+  value: { arrayValue: { values: values.map((v) => ({ stringValue: v })) } },
+});
+
+export interface SpanSpec {
+  name: string;
+  kind: number;
+  context: TraceContext;
+  spanId: string;
+  start: bigint;
+  end: bigint;
+  attributes: PbKeyValue[];
+  status?: { code: number; message?: string };
+  events?: Array<{ name: string; time: bigint; attributes?: PbKeyValue[] }>;
+}
+
+/** The trace this span belongs to: the incoming context's, or a new one. */
+export function traceFor(incoming: TraceContext | undefined): TraceContext {
+  return incoming ?? { traceId: newTraceId(), flags: 1 };
+}
+
+export function buildSpan(spec: SpanSpec): PbSpan {
+  const span: PbSpan = {
+    traceId: Buffer.from(spec.context.traceId, 'hex'),
+    spanId: Buffer.from(spec.spanId, 'hex'),
+    name: spec.name,
+    kind: spec.kind,
+    startTimeUnixNano: int64(spec.start),
+    endTimeUnixNano: int64(spec.end),
+    attributes: spec.attributes,
+    flags: spec.context.flags & 0xff,
+  };
+  if (spec.context.spanId) span.parentSpanId = Buffer.from(spec.context.spanId, 'hex');
+  if (spec.status && spec.status.code !== StatusCode.unset) {
+    span.status = {
+      code: spec.status.code,
+      ...(spec.status.message ? { message: spec.status.message } : {}),
+    };
+  }
+  if (spec.events?.length) {
+    span.events = spec.events.map((e) => ({
+      name: e.name,
+      timeUnixNano: int64(e.time),
+      ...(e.attributes ? { attributes: e.attributes } : {}),
+    }));
+  }
+  return span;
+}
+
+/** The resource of spans made here: service.name, OTEL_RESOURCE_ATTRIBUTES, and the project. */
+export function localResource(
+  env: Record<string, string | undefined>,
+  service: string | undefined,
+  project: Project | undefined,
+): PbKeyValue[] {
+  const attributes: PbKeyValue[] = [];
+  for (const pair of (env.OTEL_RESOURCE_ATTRIBUTES ?? '').split(',')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0)
+      attributes.push(
+        stringAttr(
+          decodeURIComponent(pair.slice(0, eq).trim()),
+          decodeURIComponent(pair.slice(eq + 1).trim()),
+        ),
+      );
+  }
+  const name =
+    service ??
+    env.OTEL_SERVICE_NAME ??
+    attributes.find((a) => a.key === 'service.name')?.value?.stringValue ??
+    'aip';
+  const others = attributes.filter((a) => a.key !== 'service.name');
+  return withRouting({ attributes: [stringAttr('service.name', name), ...others] }, project).attributes ?? [];
+}
+
+export function singleSpanRequest(
+  resource: PbKeyValue[],
+  span: PbSpan,
+  scopeVersion: string,
+): PbExportRequest {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: resource },
+        scopeSpans: [{ scope: { name: 'aip', version: scopeVersion }, spans: [span] }],
+      },
+    ],
+  };
+}

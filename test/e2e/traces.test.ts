@@ -1,0 +1,85 @@
+// aip traces as a real process: a large JSON Lines file read on worker threads (only the built CLI
+// has the worker script), and exec with the command on the real terminal streams.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { tempConfigDir } from '../helpers/cli.js';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { runAip } from '../helpers/spawn.js';
+
+let emu: TestEmulator;
+let env: Record<string, string>;
+let dir: string;
+beforeAll(async () => {
+  emu = await startTestEmulator();
+});
+afterAll(() => emu.close());
+beforeEach(async () => {
+  await emu.reset();
+  dir = tempConfigDir();
+  env = { ...emu.env, AIP_CONFIG_DIR: dir, AIP_PROJECT: 'local/demo' };
+});
+
+async function total(): Promise<number> {
+  return ((await emu.control('GET', '/spans?limit=0')).body as { total: number }).total;
+}
+
+describe('aip traces send on worker threads', () => {
+  it('reads a large JSON Lines file on several threads and sends every span once', async () => {
+    const file = join(dir, 'big.jsonl');
+    expect((await runAip(['traces', 'generate', '--spans', '12000', '-o', file], { env })).code).toBe(0);
+    const r = await runAip(['traces', 'send', file, '--workers', '2', '--json'], { env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ workers: 2, spans: 12000, accepted: 12000, rejected: 0 });
+    expect(await total()).toBe(12000);
+    const ids = (
+      (await emu.control('GET', '/spans?limit=20000')).body as { data: Array<{ span: { spanId: string } }> }
+    ).data.map((d) => d.span.spanId);
+    expect(new Set(ids).size).toBe(12000);
+  });
+
+  it('reports problems at their line of the whole file, from whichever thread found them, and sends nothing', async () => {
+    const file = join(dir, 'broken.jsonl');
+    expect(
+      (await runAip(['traces', 'generate', '--spans', '12000', '--per-document', '100', '-o', file], { env }))
+        .code,
+    ).toBe(0);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    lines[99] = lines[99]!.replace(/"spanId":"[0-9a-f]{16}"/, '"spanId":"not-hex"');
+    lines[110] = '{"resourceSpans": [';
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    const r = await runAip(['traces', 'send', file, '--workers', '2'], { env });
+    expect(r.code).toBe(2);
+    const stderr = r.stderr.trimEnd().split('\n');
+    expect(stderr[0]).toMatch(
+      new RegExp(
+        `^${file}:100: resourceSpans\\[0\\]\\.scopeSpans\\[0\\]\\.spans\\[\\d+\\]\\.spanId: expected 16 hex digits, not "not-hex"$`,
+      ),
+    );
+    expect(stderr[1]).toMatch(new RegExp(`^${file}:111: invalid JSON \\(column \\d+\\): `));
+    expect(stderr[2]).toBe(`error: ${file}: 2 problems in 11,900 spans; nothing was sent`);
+    expect(await emu.requests({ method: 'POST', path: '/trace/agents/otel/v1/traces' })).toHaveLength(0);
+  });
+});
+
+describe('aip traces exec as a process', () => {
+  it('leaves the terminal streams to the command and exits with its status', async () => {
+    const r = await runAip(
+      [
+        'traces',
+        'exec',
+        '--',
+        process.execPath,
+        '-e',
+        'process.stdout.write("from the command"); process.exit(4)',
+      ],
+      { env },
+    );
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('from the command');
+    expect(r.stderr).toBe('');
+    expect(await total()).toBe(1);
+  });
+});
