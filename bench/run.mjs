@@ -4,7 +4,7 @@
 // streamed chat text against a bare fetch client on the same stream (stream.mjs). Prints a table
 // and writes a JSON copy to .bench/results.json. With --check, exits 1 when a target is missed.
 //
-//   node bench/run.mjs [--runs N] [--check]
+//   node bench/run.mjs [--runs N] [--spans N] [--check]
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -12,12 +12,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureStreaming } from './stream.mjs';
+import { measureTraces } from './traces.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'aip.js');
 const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1]) || 21;
 const check = args.includes('--check');
+const traceSpans = Number(args[args.indexOf('--spans') + 1]) || 200_000;
 const WARMUP = 3;
 
 function median(values) {
@@ -79,6 +81,7 @@ function addRow(name, env, ms, baselineName, baselineMs, target, { maxMs } = {})
   });
 }
 
+let traces;
 const envs = [['as set', baseEnv]];
 if (process.env.NODE_EXTRA_CA_CERTS) envs.push(['NODE_EXTRA_CA_CERTS unset', withoutCa]);
 
@@ -145,6 +148,37 @@ try {
       maxMs: 5,
     },
   );
+  traces = await measureTraces({
+    node,
+    root,
+    bin,
+    origin,
+    key: 'aip-emulator-local-key',
+    env: withoutCa,
+    dir: configDir,
+    spans: traceSpans,
+    largeSpans: traceSpans * 3,
+    runs: 3,
+  });
+  const sent = `aip traces send: ${traceSpans.toLocaleString('en-US')} spans`;
+  const where = `${traces.fileMb.toFixed(0)} MB JSONL, ${traces.workers} workers`;
+  addRow(
+    sent,
+    where,
+    traces.aipSeconds * 1000,
+    'OTel exporter, spans in memory',
+    traces.exporterSeconds * 1000,
+    1.0,
+  );
+  addRow(
+    sent,
+    where,
+    traces.aipSeconds * 1000,
+    'OTel exporter, from the file',
+    traces.exporterFromFileSeconds * 1000,
+    1.0,
+  );
+  addRow(sent, where, traces.aipSeconds * 1000, '100,000 spans/s', (traceSpans / 100_000) * 1000, 1.0);
 } finally {
   stop();
 }
@@ -171,12 +205,31 @@ for (const row of table)
       .join('  ')
       .trimEnd(),
   );
-console.log(`\n${runs} runs per case after ${WARMUP} warm-up runs; node ${process.version}; medians.`);
+console.log(
+  `\n${runs} runs per case after ${WARMUP} warm-up runs (3 for traces); node ${process.version}; medians.`,
+);
+const rate = (seconds) => `${Math.round(traceSpans / seconds).toLocaleString('en-US')} spans/s`;
+const memory = {
+  spans_per_second: Math.round(traceSpans / traces.aipSeconds),
+  exporter_spans_per_second: Math.round(traceSpans / traces.exporterSeconds),
+  exporter_from_file_spans_per_second: Math.round(traceSpans / traces.exporterFromFileSeconds),
+  peak_rss_mb: Math.round(traces.rssMb),
+  file_mb: Math.round(traces.fileMb),
+  large_file_mb: Math.round(traces.largeFileMb),
+  large_peak_rss_mb: Math.round(traces.largeRssMb),
+  exporter_peak_rss_mb: traces.exporterRssMb,
+};
+console.log(
+  `\naip traces send: ${rate(traces.aipSeconds)}; the OTel exporter ${rate(traces.exporterSeconds)} (spans in memory), ${rate(traces.exporterFromFileSeconds)} (from the file).`,
+);
+console.log(
+  `Peak memory (RSS, whole process): ${memory.peak_rss_mb} MB for ${memory.file_mb} MB of spans, ${memory.large_peak_rss_mb} MB for ${memory.large_file_mb} MB (target: flat, at most 200 MB); the exporter ${memory.exporter_peak_rss_mb} MB.`,
+);
 
 mkdirSync(join(root, '.bench'), { recursive: true });
 writeFileSync(
   join(root, '.bench', 'results.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, runs, rows }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, runs, rows, traces: memory }, null, 2)}\n`,
 );
 console.log('JSON copy: .bench/results.json');
-if (check && rows.some((r) => !r.met)) process.exitCode = 1;
+if (check && (rows.some((r) => !r.met) || memory.large_peak_rss_mb > 200)) process.exitCode = 1;
