@@ -17,6 +17,9 @@ export const ENVIRONMENT: ReadonlyArray<[name: string, meaning: string]> = [
   ['AIP_CONFIG_DIR', 'directory of config.json (default $XDG_CONFIG_HOME/aip or ~/.config/aip)'],
   ['NO_COLOR, FORCE_COLOR=0, TERM=dumb', 'turn colour off (FORCE_COLOR=1 turns it on when piped)'],
   ['CI', 'when set, no spinners or progress bars: one plain line per change'],
+  ['TRACEPARENT', 'W3C trace context that spans made by aip nest under (traces exec sets it for its command)'],
+  ['OTEL_SERVICE_NAME', 'service.name of spans made by aip (default aip)'],
+  ['OTEL_RESOURCE_ATTRIBUTES', 'k=v,… resource attributes of spans made by aip (wandb.entity/wandb.project route them)'],
 ];
 
 function twoColumns(rows: ReadonlyArray<readonly [string, string]>): string {
@@ -26,7 +29,8 @@ function twoColumns(rows: ReadonlyArray<readonly [string, string]>): string {
 
 const TOPICS: Record<string, () => string> = {
   'exit-codes': () =>
-    `Exit codes (the same for every command):\n\n${twoColumns(EXIT_CODE_TABLE.map((r) => [String(r.code), r.meaning]))}\n`,
+    `Exit codes (the same for every command):\n\n${twoColumns(EXIT_CODE_TABLE.map((r) => [String(r.code), r.meaning]))}\n\n` +
+    'aip traces exec exits with the status of the command it ran.\n',
   environment: () =>
     `Environment variables (order: flag > environment > profile > built-in default):\n\n${twoColumns(ENVIRONMENT)}\n`,
 };
