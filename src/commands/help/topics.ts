@@ -17,9 +17,15 @@ export const ENVIRONMENT: ReadonlyArray<[name: string, meaning: string]> = [
   ['AIP_CONFIG_DIR', 'directory of config.json (default $XDG_CONFIG_HOME/aip or ~/.config/aip)'],
   ['NO_COLOR, FORCE_COLOR=0, TERM=dumb', 'turn colour off (FORCE_COLOR=1 turns it on when piped)'],
   ['CI', 'when set, no spinners or progress bars: one plain line per change'],
-  ['TRACEPARENT', 'W3C trace context that spans made by aip nest under (traces exec sets it for its command)'],
+  [
+    'TRACEPARENT',
+    'W3C trace context that spans made by aip nest under (traces exec sets it for its command)',
+  ],
   ['OTEL_SERVICE_NAME', 'service.name of spans made by aip (default aip)'],
-  ['OTEL_RESOURCE_ATTRIBUTES', 'k=v,… resource attributes of spans made by aip (wandb.entity/wandb.project route them)'],
+  [
+    'OTEL_RESOURCE_ATTRIBUTES',
+    'k=v,… resource attributes of spans made by aip (wandb.entity/wandb.project route them)',
+  ],
 ];
 
 function twoColumns(rows: ReadonlyArray<readonly [string, string]>): string {
