@@ -207,7 +207,7 @@ describe('aip traces send', () => {
     expect(r.stderr.split('\n')).toEqual([
       `${file}:2: resourceSpans[0].scopeSpans[0].spans[0].spanId: expected 16 hex digits, not "nope"`,
       `${file}:2: resourceSpans[0].scopeSpans[0].spans[1].name: required: a span needs a name`,
-      expect.stringMatching(new RegExp(`^${file}:3: invalid JSON \\(column 20\\): `)),
+      `${file}:3: a document that does not end on its line: JSON Lines needs each document on one line`,
       `error: ${file}: 3 problems in 4 spans; nothing was sent`,
       '',
     ]);
@@ -223,6 +223,77 @@ describe('aip traces send', () => {
       `${empty}: no spans in the input\nerror: ${empty}: 1 problem in 0 spans; nothing was sent\n`,
     );
     expect((await run(['traces', 'send', join(dir, 'missing.json')])).code).toBe(2);
+  });
+
+  it('a protobuf request whose first length byte reads as "{" is still protobuf', async () => {
+    const { encodeRequest } = await import('../src/traces/otlp.js');
+    const { spanFromJson } = await import('../src/traces/otlp-json.js');
+    // Grow one attribute until the first ResourceSpans is exactly 123 bytes: the file starts 0a 7b.
+    for (let pad = 0; pad < 200; pad++) {
+      const resourceSpans = [
+        {
+          resource: { attributes: [{ key: 'k', value: { stringValue: 'x'.repeat(pad) } }] },
+          scopeSpans: [{ spans: [spanFromJson({ ...SPAN }, [])!] }],
+        },
+      ];
+      const bytes = encodeRequest({ resourceSpans });
+      if (bytes[1] !== 0x7b) continue;
+      const file = join(dir, 'brace.pb');
+      writeFileSync(file, bytes);
+      const r = await run(['traces', 'send', file, '--json']);
+      expect(r.stderr).toBe('');
+      expect(JSON.parse(r.stdout)).toMatchObject({ format: 'protobuf', accepted: 1 });
+      return;
+    }
+    throw new Error('no padding gave a length of 123');
+  });
+
+  it('a protobuf file broken part-way is refused with where it breaks, nothing sent', async () => {
+    const pb = await generate(300, ['--format', 'protobuf']);
+    const cut = join(dir, 'cut.pb');
+    writeFileSync(cut, readFileSync(pb).subarray(0, 5000));
+    const r = await run(['traces', 'send', cut]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(
+      new RegExp(`^${cut}: not an OTLP ExportTraceServiceRequest in protobuf: .* \\(byte \\d+\\)\n`),
+    );
+    expect(await ingests()).toHaveLength(0);
+  });
+
+  it('a gzip file cut short is bad input, said in one line', async () => {
+    const jsonl = await generate(300);
+    const gz = join(dir, 'cut.jsonl.gz');
+    const whole = gzipSync(readFileSync(jsonl));
+    writeFileSync(gz, whole.subarray(0, whole.length >> 1));
+    const r = await run(['traces', 'send', gz]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `error: ${gz}: not a complete gzip stream (unexpected end of file); nothing was sent\n`,
+    );
+    expect(await ingests()).toHaveLength(0);
+  });
+
+  it('checks base64 bytes values strictly', async () => {
+    const file = join(dir, 'b64.json');
+    writeFileSync(
+      file,
+      JSON.stringify(doc([{ ...SPAN, attributes: [{ key: 'b', value: { bytesValue: 'a' } }] }])),
+    );
+    const r = await run(['traces', 'send', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/attributes\[0\]\.value\.bytesValue: expected base64 text, not "a"/);
+  });
+
+  it('Ctrl-C while reading stops at once, sends nothing and leaves nothing behind', async () => {
+    const file = await generate(20_000);
+    const signals = new EventEmitter();
+    const running = run(['traces', 'send', file], { signals });
+    setTimeout(() => signals.emit('SIGINT'), 50);
+    const r = await running;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toBe('Stopped while reading; nothing was sent\nerror: interrupted\n');
+    expect(await ingests()).toHaveLength(0);
+    expect(signals.listenerCount('SIGINT')).toBe(0);
   });
 
   it('--dry-run checks and counts, and sends nothing', async () => {
@@ -262,8 +333,6 @@ describe('aip traces send', () => {
 
   it('a batch that fails for good stops the sending, says what was sent, and exits non-zero', async () => {
     const file = await generate(2000);
-    await emu.fault({ path: INGEST, status: 500, times: 100, method: 'POST' });
-    await emu.control('DELETE', '/faults');
     await emu.fault({ path: INGEST, method: 'POST', times: 1, drop: true });
     const dropped = await run(['--max-retries', '0', 'traces', 'send', file, '--concurrency', '1']);
     expect(dropped.code).toBe(1);
@@ -355,6 +424,48 @@ describe('aip traces span', () => {
       value: { stringValue: 'aip' },
     });
     expect(record!.project).toBe('local/demo');
+  });
+
+  it('takes now, and RFC 3339 as date prints it (a space or T, a comma or point), and refuses dates that do not exist', async () => {
+    expect((await run(['traces', 'span', '--name', 'a', '--start', 'now'])).code).toBe(0);
+    expect((await run(['traces', 'span', '--name', 'a', '--start', 'now', '--end', 'now'])).code).toBe(0);
+    for (const [start, nanos] of [
+      ['2026-11-21 09:30:00.5+00:00', '1795253400500000000'],
+      ['2026-11-21T10:30:00,123456789+01:00', '1795253400123456789'],
+    ]) {
+      await emu.reset();
+      expect(
+        (await run(['traces', 'span', '--name', 'a', '--start', start!, '--end', '1795253500'])).code,
+      ).toBe(0);
+      expect((await stored()).data[0]!.span.startTimeUnixNano).toBe(nanos);
+    }
+    const bad = await run(['traces', 'span', '--name', 'a', '--start', '2026-02-30T00:00:00Z']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: --start 2026-02-30T00:00:00Z: expected "now", Unix seconds/);
+  });
+
+  it('keeps a value with a leading zero as text', async () => {
+    expect(
+      (
+        await run([
+          'traces',
+          'span',
+          '--name',
+          'z',
+          '--attr',
+          'zip=02134',
+          '--attr',
+          'n=0',
+          '--attr',
+          'x=0.5',
+        ])
+      ).code,
+    ).toBe(0);
+    expect((await stored()).data[0]!.span.attributes).toEqual([
+      { key: 'zip', value: { stringValue: '02134' } },
+      { key: 'n', value: { intValue: '0' } },
+      { key: 'x', value: { doubleValue: 0.5 } },
+    ]);
   });
 
   it('nests under TRACEPARENT (or --parent), and says when either is malformed', async () => {
@@ -472,6 +583,34 @@ describe('aip traces exec', () => {
     expect(unsent.stderr).toMatch(/^warning: the span could not be sent: /);
   });
 
+  it('refuses a key bound for plain http before running the command', async () => {
+    const marker = join(dir, 'ran');
+    const r = await run(
+      ['traces', 'exec', '--', node, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`],
+      {
+        env: { AIP_TRACE_URL: 'http://example.com/trace' },
+      },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/refusing to send the API key over plain http to example\.com/);
+    expect(() => readFileSync(marker)).toThrow();
+  });
+
+  it('on a terminal, leaves Ctrl-C to the terminal (the command has it already) instead of sending it again', async () => {
+    const signals = new EventEmitter();
+    const running = run(['traces', 'exec', '--', node, '-e', 'setTimeout(() => {}, 10000)'], {
+      signals,
+      stdinTTY: true,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    signals.emit('SIGINT');
+    await new Promise((r) => setTimeout(r, 200));
+    signals.emit('SIGTERM');
+    const r = await running;
+    // Ended by the SIGTERM: the SIGINT was not passed on.
+    expect(r.code).toBe(143);
+  });
+
   it('forwards a SIGTERM to the command and reports how it ended', async () => {
     const signals = new EventEmitter();
     const running = run(['traces', 'exec', '--', node, '-e', 'setTimeout(() => {}, 10000)'], { signals });
@@ -486,24 +625,19 @@ describe('aip traces exec', () => {
 });
 
 describe('aip traces generate', () => {
-  it('writes the same spans for the same seed, in JSON Lines, one document or protobuf', async () => {
-    const a = await run(['traces', 'generate', '--spans', '50', '--seed', '7']);
-    const b = await run(['traces', 'generate', '--spans', '50', '--seed', '7']);
+  it('writes the same spans for the same seed and start, in JSON Lines, one document or protobuf', async () => {
+    const args = ['traces', 'generate', '--spans', '50', '--seed', '7', '--start', '2026-11-01T00:00:00Z'];
+    const a = await run(args);
+    const b = await run(args);
     expect(a.code).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+    expect((await run([...args.slice(0, -1), '2026-11-02T00:00:00Z'])).stdout).not.toBe(a.stdout);
+    expect((await run([...args.slice(0, 5), '8', ...args.slice(6)])).stdout).not.toBe(a.stdout);
     const lines = a.stdout.trimEnd().split('\n');
-    const spansOf = (text: string) =>
-      text
-        .trimEnd()
-        .split('\n')
-        .flatMap((l) =>
-          JSON.parse(l).resourceSpans.flatMap(
-            (rs: { scopeSpans: Array<{ spans: Array<{ spanId: string }> }> }) =>
-              rs.scopeSpans.flatMap((ss) => ss.spans.map((s) => s.spanId)),
-          ),
-        );
-    expect(spansOf(a.stdout)).toHaveLength(50);
-    expect(spansOf(b.stdout)).toEqual(spansOf(a.stdout));
     expect(lines).toHaveLength(1);
+    const spans = JSON.parse(lines[0]!).resourceSpans[0].scopeSpans[0].spans;
+    expect(spans).toHaveLength(50);
+    expect(BigInt(spans[0].startTimeUnixNano)).toBeGreaterThanOrEqual(1_793_491_200_000_000_000n);
     const one = JSON.parse(
       (await run(['traces', 'generate', '--spans', '1200', '--format', 'json', '--per-document', '500']))
         .stdout,

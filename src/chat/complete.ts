@@ -22,6 +22,8 @@ export interface ChatOutcome {
   content: string;
   finishReason: string | null;
   usage: Usage | undefined;
+  /** The model that answered, as the answer names it. */
+  model?: string;
   /** The completion object as returned (not streamed). */
   completion?: unknown;
   /** Stopped by Ctrl-C: `content` is what arrived before. */
@@ -51,6 +53,7 @@ export async function complete(
         content: choice?.message?.content ?? '',
         finishReason: choice?.finish_reason ?? null,
         usage: completion.usage,
+        model: completion.model,
         completion,
         interrupted: false,
       };
@@ -62,6 +65,7 @@ export async function complete(
   let content = '';
   let finishReason: string | null = null;
   let usage: Usage | undefined;
+  let model: string | undefined;
   const idle = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const quiet = () => {
@@ -82,6 +86,7 @@ export async function complete(
       quiet();
       for await (const chunk of stream) {
         quiet();
+        model ??= chunk.model;
         if (chunk.usage) usage = chunk.usage;
         const choice = chunk.choices[0];
         const text = choice?.delta?.content;
@@ -93,18 +98,18 @@ export async function complete(
       }
     });
   } catch (error) {
-    if (aborted()) return { content, finishReason, usage, interrupted: true };
+    if (aborted()) return { content, finishReason, usage, model, interrupted: true };
     if (idle.signal.aborted) throw stalled();
     throw error;
   } finally {
     clearTimeout(timer);
   }
-  if (aborted()) return { content, finishReason, usage, interrupted: true };
+  if (aborted()) return { content, finishReason, usage, model, interrupted: true };
   if (idle.signal.aborted) throw stalled();
   if (finishReason === null) {
     throw new NetworkError(
       `the ${request.api} API's stream ended before the reply was complete (${content.length} characters arrived)`,
     );
   }
-  return { content, finishReason, usage, interrupted: false };
+  return { content, finishReason, usage, model, interrupted: false };
 }

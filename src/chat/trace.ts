@@ -30,6 +30,7 @@ export interface ChatExchange {
 }
 
 export interface ChatResult {
+  model?: string;
   finishReason: string | null;
   usage: Usage | undefined;
   interrupted: boolean;
@@ -81,7 +82,7 @@ export class ChatTracer {
         attributes.push(stringAttr('error.type', type));
         status = { code: StatusCode.error, message: error instanceof Error ? error.message : String(error) };
       } else {
-        attributes.push(stringAttr('gen_ai.response.model', exchange.model));
+        if (result.model) attributes.push(stringAttr('gen_ai.response.model', result.model));
         if (result.usage) {
           attributes.push(intAttr('gen_ai.usage.input_tokens', result.usage.prompt_tokens));
           attributes.push(intAttr('gen_ai.usage.output_tokens', result.usage.completion_tokens));

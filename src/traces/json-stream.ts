@@ -179,7 +179,6 @@ export class OtlpJsonSplitter {
       this.resyncing = true;
       return this.skipLine();
     }
-    this.resyncing = false;
     const newline = buf.indexOf('\n', Math.max(this.pos, this.newlineSearchedTo));
     if (newline === -1 && !this.ended && buf.length - this.pos < WHOLE_LINE_LIMIT) {
       this.newlineSearchedTo = buf.length;
@@ -187,23 +186,33 @@ export class OtlpJsonSplitter {
     }
     this.newlineSearchedTo = 0;
     const lineEnd = newline === -1 ? buf.length : newline;
-    if (this.jsonLines) return this.wholeLine(lineEnd, line);
     if (lineEnd - this.pos <= WHOLE_LINE_LIMIT) {
+      const text = buf.slice(this.pos, lineEnd);
       let doc: unknown;
       try {
-        doc = JSON.parse(buf.slice(this.pos, lineEnd));
+        doc = JSON.parse(text);
       } catch {
-        doc = undefined; // several lines, or several documents, or a syntax error: scan it
+        doc = undefined; // several lines, or several documents, or a syntax error
+      }
+      // While skipping the rest of a broken document, a line of it that happens to parse ({"name": …})
+      // is not taken for the next document: that has resourceSpans.
+      if (doc !== undefined && this.resyncing && !(isObject(doc) && 'resourceSpans' in doc)) {
+        this.pos = lineEnd;
+        return true;
       }
       if (doc !== undefined) {
         this.pos = lineEnd;
+        this.resyncing = false;
         // A first document on a line of its own: the input is JSON Lines, and each line stands alone
         // (a broken line is reported, not read as the start of a document that goes on below).
         if (this.documents === 0) this.jsonLines = true;
         this.walkDocument(doc, line);
         return true;
       }
+      if (this.jsonLines) return this.brokenLine(text, lineEnd, line);
     }
+    // Several lines, several documents on one, or a line too long to hold: scanned, value by value.
+    this.resyncing = false;
     this.out.push({ kind: 'document', line });
     this.documents++;
     this.stack.push({ kind: 'doc', expect: 'key', key: '', index: 0, path: [] });
@@ -211,20 +220,24 @@ export class OtlpJsonSplitter {
     return true;
   }
 
-  /** JSON Lines: the line is a document, or a problem. */
-  private wholeLine(lineEnd: number, line: number): boolean {
-    const text = this.buf.slice(this.pos, lineEnd);
+  /**
+   * JSON Lines, a line that is not a document: a syntax error there, or (the error at its very end)
+   * a document carried on over the lines below, which JSON Lines cannot have. That is said once, and
+   * the lines after it are skipped until one is a document again.
+   */
+  private brokenLine(text: string, lineEnd: number, line: number): boolean {
     this.pos = lineEnd;
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch (error) {
-      const located = findSyntaxError(text);
-      const column = located ? ` (column ${located.offset + 1})` : '';
-      this.problem(line, `invalid JSON${column}: ${located?.message ?? (error as Error).message}`);
+    if (this.resyncing) return true;
+    const located = findSyntaxError(text);
+    if (!located || located.offset >= text.trimEnd().length) {
+      this.problem(
+        line,
+        'a document that does not end on its line: JSON Lines needs each document on one line',
+      );
+      this.resyncing = true;
       return true;
     }
-    this.walkDocument(doc, line);
+    this.problem(line, `invalid JSON (column ${located.offset + 1}): ${located.message}`);
     return true;
   }
 

@@ -11,8 +11,9 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 
 const SIGNED = /^-?\d{1,20}$/;
 const UNSIGNED = /^\d{1,20}$/;
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
-const ZEROS = /^0+$/;
+// Base64 (standard or URL-safe, padded or not): a length of 1 more than a multiple of 4 is not.
+export const BASE64 = /^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$/;
+export const ZEROS = /^0+$/;
 
 /** Does a decimal string fit in 64 bits (signed: -2^63 to 2^63-1; unsigned: 0 to 2^64-1)? */
 export function fitsInt64(text: string, signed: boolean): boolean {

@@ -17,7 +17,7 @@ import {
   SPAN_KINDS,
   STATUS_CODES,
 } from './otlp.js';
-import { fastSpan, toId, toInt64 } from './otlp-json-fast.js';
+import { BASE64, fastSpan, toId, toInt64, ZEROS } from './otlp-json-fast.js';
 
 export type JsonPath = Array<string | number>;
 
@@ -232,9 +232,6 @@ class Checker {
   }
 }
 
-const ZEROS = /^0+$/;
-
-const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const ANY_VALUE_KEYS = new Set([
   'stringValue',
   'boolValue',

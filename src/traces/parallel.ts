@@ -36,7 +36,15 @@ export interface ParallelResult {
   spans: number;
   documents: number;
   problems: Problems;
+  /**
+   * Where the workers stopped: a line too long for a piece (a worker would have to hold all of it).
+   * The caller reads the rest, from that line on, on its own thread, where long lines are scanned.
+   */
+  rest?: { input: AsyncIterable<Buffer>; line: number };
 }
+
+/** A line longer than this is not dealt to a worker. */
+const LONG_LINE_BYTES = 8 * 1024 * 1024;
 
 /** The bytes in an ArrayBuffer of their own (small buffers share Node's pool). */
 function ownBuffer(bytes: Buffer): Buffer {
@@ -126,15 +134,31 @@ export async function readJsonLinesParallel(
     let pending: Buffer[] = [];
     let pendingBytes = 0;
     let line = 1;
-    for await (const chunk of input) {
-      pending.push(chunk);
-      pendingBytes += chunk.length;
+    const iterator = input[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) break;
+      pending.push(next.value);
+      pendingBytes += next.value.length;
       if (pendingBytes < PIECE_BYTES) continue;
       const joined = ownBuffer(Buffer.concat(pending));
       const cut = joined.lastIndexOf(10);
       if (cut === -1) {
         pending = [joined];
-        continue;
+        if (joined.length < LONG_LINE_BYTES) continue;
+        // A line too long for a piece: the rest is the caller's, from the start of this line.
+        async function* rest(): AsyncGenerator<Buffer> {
+          yield joined;
+          for (;;) {
+            const more = await iterator.next();
+            if (more.done) return;
+            yield more.value;
+          }
+        }
+        result.rest = { input: rest(), line };
+        pendingBytes = 0;
+        pending = [];
+        break;
       }
       // The rest is copied out first: the piece takes the whole buffer with it.
       pending = [Buffer.from(joined.subarray(cut + 1))];

@@ -1,11 +1,12 @@
 // Reads a file of spans (OTLP/JSON, one document or JSON Lines, or OTLP protobuf; gzipped or not),
 // checks all of it, and leaves it as encoded batches in a spool, ready to send. Nothing is sent from
-// here: the caller sends only when there was no problem at all.
+// here: the caller sends only when there was no problem at all. Every format is read as a stream.
 //
 // A large JSON Lines input is read on several cores (parallel.ts); anything else on this thread.
 
 import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
+import { InterruptedError, UsageError } from '../errors.js';
 import type { Problem, Source } from '../validate/check-file.js';
 import {
   BatchBuilder,
@@ -16,11 +17,12 @@ import {
   ScopeContext,
 } from './batches.js';
 import { JsonSpanReader, NO_PROJECT } from './json-reader.js';
-import { OtlpJsonSplitter } from './json-stream.js';
-import { decodeRequest, type PbSpan } from './otlp.js';
+import { OtlpJsonSplitter, type SplitterOptions } from './json-stream.js';
+import type { PbSpan } from './otlp.js';
 import type { JsonPath } from './otlp-json.js';
 import { readJsonLinesParallel, workerCount, workerScript } from './parallel.js';
 import { Problems } from './problems.js';
+import { ProtobufFramingError, protobufEvents } from './protobuf-stream.js';
 import { type Project, resourceProject, withRouting } from './routing.js';
 import { Spool } from './spool.js';
 
@@ -36,6 +38,8 @@ export interface ReadOptions {
   workers?: number;
   /** Told about progress now and then (spans read so far). */
   onProgress?: (spans: number) => void;
+  /** Ctrl-C: reading stops, the spool goes, InterruptedError. */
+  signal?: AbortSignal;
 }
 
 /** A batch ready to send: where it waits in the spool, and whether it is gzipped already. */
@@ -102,7 +106,8 @@ async function peek(stream: AsyncIterable<Buffer | string>, bytes: number): Prom
   return { head, rest: rest(), ended };
 }
 
-async function* gunzip(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+/** A broken gzip stream is bad input (exit 2), said in one line. */
+async function* gunzip(name: string, input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   const { createGunzip } = await import('node:zlib');
   const z = createGunzip();
   const pump = (async () => {
@@ -113,50 +118,37 @@ async function* gunzip(input: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
       z.destroy(error as Error);
     }
   })();
-  for await (const chunk of z) yield chunk as Buffer;
+  try {
+    for await (const chunk of z) yield chunk as Buffer;
+  } catch (error) {
+    throw new UsageError(
+      `${name}: not a complete gzip stream (${(error as Error).message}); nothing was sent`,
+    );
+  }
   await pump;
 }
 
-function firstSignificant(head: Buffer): number | undefined {
-  for (const byte of head) {
-    if (
-      byte !== 0x20 &&
-      byte !== 0x0a &&
-      byte !== 0x0d &&
-      byte !== 0x09 &&
-      byte !== 0xef &&
-      byte !== 0xbb &&
-      byte !== 0xbf
-    )
-      return byte;
-  }
-  return undefined;
-}
-
-/** Is the input's first line a whole document (JSON Lines, which can be cut at any newline)? */
-function startsWithWholeLine(head: Buffer): boolean {
-  const newline = head.indexOf(10);
-  if (newline === -1) return false;
-  try {
-    const first = JSON.parse(head.subarray(0, newline).toString('utf8'));
-    return typeof first === 'object' && first !== null && !Array.isArray(first);
-  } catch {
-    return false;
-  }
+/**
+ * JSON or protobuf? JSON starts (after a byte-order mark and white space) with `{` and then a key or
+ * `}`. A protobuf request starts with 0x0a, a newline to a JSON reader, and its length byte can be
+ * `{`: the key after it is what tells them apart.
+ */
+export function looksLikeJson(head: Buffer): boolean {
+  const text = head.subarray(0, 256).toString('latin1');
+  return /^(\u00ef\u00bb\u00bf)?\s*(\{\s*(\}|"[^"\\\u0000-\u001f]{0,100}"\s*:)|$)/.test(text);
 }
 
 export async function readSpans(source: Source, options: ReadOptions): Promise<ReadResult> {
   let peeked = await peek(source.stream, 2);
   const gzipped = peeked.head[0] === 0x1f && peeked.head[1] === 0x8b;
-  peeked = await peek(gzipped ? gunzip(peeked.rest) : peeked.rest, PARALLEL_FROM_BYTES);
-  const first = firstSignificant(peeked.head);
-  const format = options.format ?? (first === 0x7b || first === undefined ? 'json' : 'protobuf');
+  peeked = await peek(gzipped ? gunzip(source.name, peeked.rest) : peeked.rest, PARALLEL_FROM_BYTES);
+  const format = options.format ?? (looksLikeJson(peeked.head) ? 'json' : 'protobuf');
 
   const route: Router = (context) => withRouting(context.resource, options.project);
   const spool = new Spool();
   const batches: SpooledBatch[] = [];
   let problems = new Problems();
-  const keep = (batch: EncodedBatch) => {
+  const builder = new BatchBuilder(options.limits, route, (batch) => {
     // Once there is a problem nothing will be sent: checking goes on, storing stops.
     if (problems.count === 0)
       batches.push({
@@ -165,16 +157,16 @@ export async function readSpans(source: Source, options: ReadOptions): Promise<R
         gzipped: false,
         encoded: { ...batch, bytes: new Uint8Array() },
       });
-  };
-  const builder = new BatchBuilder(options.limits, route, keep);
+  });
   const counts = { spans: 0, documents: 0, workers: 0 };
   const script = workerScript();
   const workers = Math.max(0, options.workers ?? workerCount());
+  const input = interruptible(peeked.rest, options.signal);
 
   try {
     if (format === 'json' && !peeked.ended && script && workers > 1 && startsWithWholeLine(peeked.head)) {
       counts.workers = workers;
-      const read = await readJsonLinesParallel(peeked.rest, {
+      const read = await readJsonLinesParallel(input, {
         script,
         workers,
         limits: options.limits,
@@ -188,20 +180,21 @@ export async function readSpans(source: Source, options: ReadOptions): Promise<R
       problems = read.problems;
       counts.spans = read.spans;
       counts.documents = read.documents;
+      if (read.rest) {
+        // A line too long for the workers: from there on, this thread reads (and scans long lines).
+        const more = await readJsonHere(read.rest.input, builder, problems, options, {
+          firstLine: read.rest.line,
+          jsonLines: true,
+        });
+        counts.spans += more.spans;
+        counts.documents += more.documents;
+      }
     } else if (format === 'json') {
-      const reader = new JsonSpanReader(builder, problems, options.project, (spans) => {
-        if (spans % 50_000 === 0) options.onProgress?.(spans);
-      });
-      const decoder = new StringDecoder('utf8');
-      const splitter = new OtlpJsonSplitter();
-      for await (const chunk of peeked.rest)
-        for (const event of splitter.push(decoder.write(chunk))) reader.handle(event);
-      for (const event of splitter.push(decoder.end())) reader.handle(event);
-      for (const event of splitter.end()) reader.handle(event);
-      counts.spans = reader.spans;
-      counts.documents = reader.documents;
+      const read = await readJsonHere(input, builder, problems, options, {});
+      counts.spans = read.spans;
+      counts.documents = read.documents;
     } else {
-      await readProtobuf(peeked.rest, builder, problems, counts, options.project);
+      await readProtobuf(input, builder, problems, counts, options);
     }
     builder.flush();
     if (problems.count > 0) {
@@ -227,6 +220,49 @@ export async function readSpans(source: Source, options: ReadOptions): Promise<R
   };
 }
 
+/** The stream, ending in InterruptedError once the signal fires. */
+async function* interruptible(
+  input: AsyncIterable<Buffer>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Buffer> {
+  for await (const chunk of input) {
+    if (signal?.aborted) throw new InterruptedError();
+    yield chunk;
+  }
+}
+
+/** Is the input's first line a whole document (JSON Lines, which can be cut at any newline)? */
+function startsWithWholeLine(head: Buffer): boolean {
+  const newline = head.indexOf(10);
+  if (newline === -1) return false;
+  try {
+    const first = JSON.parse(head.subarray(0, newline).toString('utf8'));
+    return typeof first === 'object' && first !== null && !Array.isArray(first);
+  } catch {
+    return false;
+  }
+}
+
+/** OTLP/JSON read on this thread. */
+async function readJsonHere(
+  input: AsyncIterable<Buffer>,
+  builder: BatchBuilder,
+  problems: Problems,
+  options: ReadOptions,
+  splitting: SplitterOptions,
+): Promise<{ spans: number; documents: number }> {
+  const reader = new JsonSpanReader(builder, problems, options.project, (spans) => {
+    if (spans % 50_000 === 0) options.onProgress?.(spans);
+  });
+  const decoder = new StringDecoder('utf8');
+  const splitter = new OtlpJsonSplitter(splitting);
+  for await (const chunk of input)
+    for (const event of splitter.push(decoder.write(chunk))) reader.handle(event);
+  for (const event of splitter.push(decoder.end())) reader.handle(event);
+  for (const event of splitter.end()) reader.handle(event);
+  return { spans: reader.spans, documents: reader.documents };
+}
+
 function checkIds(span: PbSpan, path: JsonPath, problems: Problems): boolean {
   const before = problems.count;
   const check = (name: 'traceId' | 'spanId' | 'parentSpanId', size: number, optional: boolean) => {
@@ -243,50 +279,78 @@ function checkIds(span: PbSpan, path: JsonPath, problems: Problems): boolean {
   return problems.count === before;
 }
 
+/** OTLP protobuf, one span at a time (protobuf-stream.ts). */
 async function readProtobuf(
   input: AsyncIterable<Buffer>,
   builder: BatchBuilder,
   problems: Problems,
   counts: { spans: number; documents: number },
-  project: Project | undefined,
+  options: ReadOptions,
 ): Promise<void> {
-  // One ExportTraceServiceRequest, read whole: a protobuf message has no boundaries inside it that
-  // could be found without decoding it.
-  const chunks: Buffer[] = [];
-  for await (const chunk of input) chunks.push(chunk);
-  let request: ReturnType<typeof decodeRequest>;
+  let resource = new ResourceContext(0);
+  let scope = new ScopeContext(resource);
+  let resourceIndex = 0;
+  let scopeIndex = 0;
+  let spans = 0;
+  counts.documents = 1;
   try {
-    request = decodeRequest(Buffer.concat(chunks));
+    for await (const event of protobufEvents(input)) {
+      switch (event.kind) {
+        case 'resourceSpans':
+          resource = new ResourceContext(0);
+          resourceIndex = event.index;
+          spans = 0;
+          break;
+        case 'resource':
+          resource.resource = event.resource;
+          resource.version++;
+          break;
+        case 'resourceSchemaUrl':
+          resource.schemaUrl = event.schemaUrl;
+          resource.version++;
+          break;
+        case 'scopeSpans':
+          scope = new ScopeContext(resource);
+          scopeIndex = event.index;
+          break;
+        case 'scope':
+          scope.scope = event.scope;
+          scope.version++;
+          break;
+        case 'scopeSchemaUrl':
+          scope.schemaUrl = event.schemaUrl;
+          scope.version++;
+          break;
+        case 'span': {
+          counts.spans++;
+          spans++;
+          if (counts.spans % 50_000 === 0) options.onProgress?.(counts.spans);
+          const path = ['resourceSpans', resourceIndex, 'scopeSpans', scopeIndex, 'spans', event.index];
+          if (checkIds(event.span, path, problems) && problems.count === 0) builder.add(event.span, scope);
+          break;
+        }
+        case 'end':
+          if (
+            event.of === 'resourceSpans' &&
+            spans > 0 &&
+            !options.project &&
+            !resourceProject(resource.resource)
+          ) {
+            problems.add(
+              0,
+              ['resourceSpans', resourceIndex],
+              `${spans} span${spans === 1 ? '' : 's'}: ${NO_PROJECT}`,
+            );
+          }
+          break;
+      }
+    }
   } catch (error) {
+    if (!(error instanceof ProtobufFramingError)) throw error;
     problems.add(
       0,
       undefined,
-      `not an OTLP ExportTraceServiceRequest in protobuf: ${(error as Error).message}`,
+      `not an OTLP ExportTraceServiceRequest in protobuf: ${error.message} (byte ${error.offset})`,
     );
-    return;
   }
-  counts.documents = 1;
-  request.resourceSpans.forEach((rs, i) => {
-    const resource = new ResourceContext(0);
-    resource.resource = rs.resource ?? {};
-    if (rs.schemaUrl) resource.schemaUrl = rs.schemaUrl;
-    let spans = 0;
-    rs.scopeSpans.forEach((ss, j) => {
-      const scope = new ScopeContext(resource);
-      scope.scope = ss.scope ?? {};
-      if (ss.schemaUrl) scope.schemaUrl = ss.schemaUrl;
-      ss.spans.forEach((span, k) => {
-        counts.spans++;
-        spans++;
-        if (
-          checkIds(span, ['resourceSpans', i, 'scopeSpans', j, 'spans', k], problems) &&
-          problems.count === 0
-        )
-          builder.add(span, scope);
-      });
-    });
-    if (spans > 0 && !project && !resourceProject(resource.resource)) {
-      problems.add(0, ['resourceSpans', i], `${spans} span${spans === 1 ? '' : 's'}: ${NO_PROJECT}`);
-    }
-  });
 }

@@ -47,18 +47,29 @@ export function nowNanos(): bigint {
 }
 
 /**
- * A time from the command line: "now", Unix seconds (with a fraction), or an ISO-8601 / RFC 3339 time
- * (nanoseconds kept when given).
+ * A time from the command line: "now", Unix seconds (with a fraction), or an RFC 3339 time, with "T"
+ * or a space between date and time and "." or "," before the fraction (as `date --rfc-3339=ns` and
+ * `date -Ins` print them); nanoseconds are kept, and a date that does not exist is refused.
  */
-export function parseTime(value: string, flag: string): bigint {
+export function parseTime(value: string, flag: string, now: bigint = nowNanos()): bigint {
   const text = value.trim();
-  if (text === 'now') return nowNanos();
+  if (text === 'now') return now;
   const seconds = /^(\d{1,12})(?:\.(\d{1,9}))?$/.exec(text);
   if (seconds) return BigInt(seconds[1]!) * 1_000_000_000n + BigInt((seconds[2] ?? '').padEnd(9, '0'));
-  const iso = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i.exec(text);
-  if (iso) {
-    const ms = Date.parse(`${iso[1]}${iso[3]}`);
-    if (!Number.isNaN(ms)) return BigInt(ms) * 1_000_000n + BigInt((iso[2] ?? '').padEnd(9, '0'));
+  const m =
+    /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?(Z|z|[+-]\d{2}:\d{2})$/.exec(text);
+  if (m) {
+    const [, y, mo, d, h, mi, s, fraction, zone] = m;
+    const ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${zone!.toUpperCase()}`);
+    // Date.parse rolls 2026-02-30 over to March: the calendar date must read back the same.
+    const real = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+    const exists =
+      real.getUTCFullYear() === Number(y) &&
+      real.getUTCMonth() === Number(mo) - 1 &&
+      real.getUTCDate() === Number(d);
+    if (!Number.isNaN(ms) && exists && Number(h) < 24 && Number(mi) < 60 && Number(s) < 60) {
+      return BigInt(ms) * 1_000_000n + BigInt((fraction ?? '').padEnd(9, '0'));
+    }
   }
   throw new UsageError(
     `${flag} ${value}: expected "now", Unix seconds (1700000000.25) or an RFC 3339 time (2026-11-21T09:30:00Z)`,
@@ -67,7 +78,8 @@ export function parseTime(value: string, flag: string): bigint {
 
 /**
  * "key=value" as an attribute. As otel-cli does, a value that reads as a whole number, a decimal
- * number or true/false is sent as one; anything else (and anything quoted) is a string.
+ * number or true/false is sent as one; anything else (anything quoted, or with a leading zero) is a
+ * string.
  */
 export function parseAttribute(text: string, flag = '--attr'): PbKeyValue {
   const eq = text.indexOf('=');
@@ -75,8 +87,9 @@ export function parseAttribute(text: string, flag = '--attr'): PbKeyValue {
   const key = text.slice(0, eq);
   const raw = text.slice(eq + 1);
   let value: PbAnyValue;
-  if (/^-?\d{1,18}$/.test(raw)) value = { intValue: int64(raw) };
-  else if (/^-?\d+\.\d+(e[+-]?\d+)?$/i.test(raw)) value = { doubleValue: Number(raw) };
+  // A leading zero (a ZIP code, an id) keeps the text: 02134 is not the number 2134.
+  if (/^-?(0|[1-9]\d{0,17})$/.test(raw)) value = { intValue: int64(raw) };
+  else if (/^-?(0|[1-9]\d*)\.\d+(e[+-]?\d+)?$/i.test(raw)) value = { doubleValue: Number(raw) };
   else if (raw === 'true' || raw === 'false') value = { boolValue: raw === 'true' };
   else if (raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"'))
     value = { stringValue: raw.slice(1, -1) };

@@ -33,6 +33,8 @@ export class Spool {
       if (this.fd === undefined) {
         this.dir = mkdtempSync(join(tmpdir(), 'aip-traces-'));
         this.fd = openSync(join(this.dir, 'batches'), 'w+', 0o600);
+        // However the process ends (an error nobody caught, process.exit), the file goes with it.
+        process.once('exit', this.removeOnExit);
       }
       writeSync(this.fd, bytes, 0, bytes.length, this.fileSize);
       this.slots.push({ offset: this.fileSize, length: bytes.length });
@@ -62,9 +64,14 @@ export class Spool {
     return this.fileSize;
   }
 
+  private readonly removeOnExit = () => {
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+  };
+
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    process.off('exit', this.removeOnExit);
     this.fd = undefined;
     this.dir = undefined;
     this.slots = [];

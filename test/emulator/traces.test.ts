@@ -114,6 +114,8 @@ describe('trace ingest', () => {
     expect((await post(bytes, protobuf)).status).toBe(401);
     expect((await post(bytes, { ...protobuf, authorization: `Bearer ${emu.key}` })).status).toBe(401);
     expect((await post(bytes, { ...protobuf, authorization: basic('wrong-key') })).status).toBe(401);
+    const notApi = `Basic ${Buffer.from(`someone:${emu.key}`).toString('base64')}`;
+    expect((await post(bytes, { ...protobuf, authorization: notApi })).status).toBe(401);
     const json = await post('{"resourceSpans": []}', {
       'content-type': 'application/json',
       authorization: basic(emu.key),

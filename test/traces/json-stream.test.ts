@@ -124,12 +124,40 @@ describe('OtlpJsonSplitter', () => {
   });
 
   it('once the first document is a line of its own, takes each line alone (JSON Lines)', () => {
-    const text = `${doc('one')}\n{"resourceSpans": [\n${doc('two')}\n`;
+    const text = `${doc('one')}\n{"resourceSpans": [\n${doc('two')}\n{"resourceSpans": x}\n${doc('three')}\n`;
     const events = summary(split(text, 7));
     expect(events.filter((e) => (e as unknown[])[0] === 'problem')).toEqual([
-      ['problem', 2, expect.stringMatching(/^invalid JSON \(column 20\): /)],
+      ['problem', 2, 'a document that does not end on its line: JSON Lines needs each document on one line'],
+      ['problem', 4, expect.stringMatching(/^invalid JSON \(column 19\): /)],
+    ]);
+    expect(events.filter((e) => (e as unknown[])[0] === 'span')).toHaveLength(6);
+  });
+
+  it('says once that a pretty document cannot follow JSON Lines, not once per line', () => {
+    const events = summary(split(`${doc('one')}\n${pretty}${doc('two')}\n`, 11));
+    expect(events.filter((e) => (e as unknown[])[0] === 'problem')).toEqual([
+      ['problem', 2, 'a document that does not end on its line: JSON Lines needs each document on one line'],
     ]);
     expect(events.filter((e) => (e as unknown[])[0] === 'span')).toHaveLength(4);
+  });
+
+  it('scans a JSON Lines line too long to hold whole, value by value', () => {
+    const spans = Array.from({ length: 30_000 }, (_, i) => ({
+      name: `span ${i}`,
+      attributes: [{ key: 'k', value: { stringValue: 'x'.repeat(240) } }],
+    }));
+    const long = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+    expect(long.length).toBeGreaterThan(8 * 1024 * 1024);
+    const events = split(`${doc('one')}\n${long}\n${doc('two')}\n`, 1 << 20);
+    expect(events.filter((e) => e.kind === 'problem')).toEqual([]);
+    const found = events.filter((e) => e.kind === 'span');
+    expect(found).toHaveLength(30_004);
+    expect(found[2]).toMatchObject({
+      line: 2,
+      path: ['resourceSpans', 0, 'scopeSpans', 0, 'spans', 0],
+      value: { name: 'span 0' },
+    });
+    expect(found.at(-1)).toMatchObject({ line: 3 });
   });
 
   it('with jsonLines, a line that is not a whole document is a problem at its column', () => {
@@ -146,5 +174,25 @@ describe('OtlpJsonSplitter', () => {
       1,
       'invalid JSON: the input ends inside a value',
     ]);
+  });
+});
+
+describe('telling JSON from protobuf', () => {
+  it('takes JSON for what starts as a JSON object, and protobuf whose length byte is "{" for protobuf', async () => {
+    const { looksLikeJson } = await import('../../src/traces/read-input.js');
+    for (const text of [
+      '{"resourceSpans": []}',
+      '\uFEFF  \n{\n  "resourceSpans": [',
+      '{}',
+      '',
+      '  \n',
+      '{ "a" : 1 }',
+    ]) {
+      expect(looksLikeJson(Buffer.from(text))).toBe(true);
+    }
+    // 0x0a (a newline to JSON), then a length of 123 ("{"), then the ResourceSpans' own tags.
+    expect(looksLikeJson(Buffer.from([0x0a, 0x7b, 0x0a, 0x55, 0x0a, 0x12]))).toBe(false);
+    expect(looksLikeJson(Buffer.from([0x0a, 0x7b, 0x0a, 0x22, 0x0a, 0x0c, 0x73]))).toBe(false);
+    expect(looksLikeJson(Buffer.from([0x0a, 0x05, 0x01]))).toBe(false);
   });
 });

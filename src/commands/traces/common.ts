@@ -3,6 +3,7 @@
 
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { assertKeyMayBeSentTo } from '../../secrets.js';
 import { TraceClient } from '../../traces/client.js';
 import { encodeRequest, type PbKeyValue, type PbSpan } from '../../traces/otlp.js';
 import { type Project, parseProject, resourceProject } from '../../traces/routing.js';
@@ -13,8 +14,10 @@ export function configuredProject(ctx: Context): Project | undefined {
   return parseProject(ctx.settings.get('project'));
 }
 
+/** The ingest client; a key bound for plain http off this machine is refused now, before any work. */
 export function traceClient(ctx: Context): TraceClient {
   const project = ctx.settings.get('project');
+  assertKeyMayBeSentTo(ctx.serviceUrl('trace'));
   return new TraceClient(ctx.http('trace', { auth: 'required' }), project || undefined);
 }
 

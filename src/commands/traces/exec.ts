@@ -49,10 +49,12 @@ function run(ctx: Context, command: string[], traceparent: string): Promise<Outc
   });
   child.stdout?.on('data', (d: Buffer) => io.write(d.toString()));
   child.stderr?.on('data', (d: Buffer) => io.errWrite(d.toString()));
-  // Signals meant for the step reach the command; aip stays to record how it ended. (Ctrl-C on a
-  // terminal reaches both already, as they share the foreground process group.)
+  // Signals meant for the step reach the command; aip stays to record how it ended. Ctrl-C on a
+  // terminal reaches both already (they share the foreground process group), so SIGINT is passed on
+  // only when there is no terminal: sent twice, tools such as terraform take it as "force".
+  const onTerminal = io.isStdinTTY || io.isStdoutTTY || io.isStderrTTY;
   const forward = (signal: NodeJS.Signals) => () => {
-    if (!(signal === 'SIGINT' && io.isStdinTTY)) child.kill(signal);
+    if (!(signal === 'SIGINT' && onTerminal)) child.kill(signal);
   };
   const handlers = FORWARDED.map((signal) => [signal, forward(signal)] as const);
   for (const [signal, handler] of handlers) ctx.deps.signals.on(signal, handler);

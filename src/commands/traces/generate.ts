@@ -9,7 +9,7 @@ import { generateDocuments } from '../../traces/generate.js';
 import { encodeRequest, type PbResourceSpans } from '../../traces/otlp.js';
 import { resourceFromJson, scopeFromJson, spanFromJson } from '../../traces/otlp-json.js';
 import { parseProject } from '../../traces/routing.js';
-import { nowNanos } from '../../traces/span.js';
+import { nowNanos, parseTime } from '../../traces/span.js';
 
 export interface GenerateFlags {
   spans: number;
@@ -18,6 +18,7 @@ export interface GenerateFlags {
   format?: 'jsonl' | 'json' | 'protobuf';
   routing?: string;
   output?: string;
+  start?: string;
 }
 
 /** Protobuf from canonical JSON documents (the generator's own output is always valid). */
@@ -53,7 +54,9 @@ export async function runGenerate(ctx: Context, flags: GenerateFlags): Promise<v
     perDocument: flags.perDocument ?? 500,
     seed: flags.seed ?? 1,
     project,
-    startNanos: nowNanos() - 3_600_000_000_000n,
+    // An hour ago unless told: the same seed and --start give the same file, byte for byte.
+    startNanos:
+      flags.start === undefined ? nowNanos() - 3_600_000_000_000n : parseTime(flags.start, '--start'),
   });
   let file: ReturnType<typeof createWriteStream> | undefined;
   if (flags.output) {

@@ -96,6 +96,10 @@ export function registerTraces(program: Command, ctx: Context): void {
       wholeNumber('--seed', 0, 2 ** 32 - 1),
     )
     .option('--routing <team/project>', 'put wandb.entity / wandb.project on every resource')
+    .option(
+      '--start <time>',
+      'when the first trace starts: now, Unix seconds or RFC 3339 (default an hour ago)',
+    )
     .option('-o, --output <file>', 'write to a file instead of stdout')
     .action(async (opts) => {
       const { runGenerate } = await import('./generate.js');

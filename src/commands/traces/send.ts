@@ -33,8 +33,10 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
   const source = openSource(file, io);
   const show = progress(io);
   const started = performance.now();
-  show.status(`Reading ${source.name}…`);
+  // Ctrl-C stops the reading (and the spool goes with it) as well as the sending.
+  const { signal, release } = ctx.interruptible();
   let input: ReadResult;
+  show.status(`Reading ${source.name}…`);
   try {
     input = await readSpans(source, {
       limits: {
@@ -44,11 +46,17 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
       project: configuredProject(ctx),
       format: options.format,
       workers: options.workers,
+      signal,
       onProgress: (spans) => show.status(`Reading ${source.name}: ${plural(spans, 'span')}…`),
     });
+  } catch (error) {
+    release();
+    if (error instanceof InterruptedError) io.err('Stopped while reading; nothing was sent');
+    throw error;
   } finally {
     show.done();
   }
+  let summary: SendSummary | undefined;
   try {
     if (input.problemCount > 0) {
       for (const line of problemLines(input)) io.err(line);
@@ -62,8 +70,6 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
       io.info('Dry run: nothing was sent');
       return;
     }
-    const { signal, release } = ctx.interruptible();
-    let summary: SendSummary;
     try {
       summary = await sendBatches(input, client!, {
         concurrency: options.concurrency ?? 4,
@@ -75,7 +81,6 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
       });
     } finally {
       show.done();
-      release();
     }
     report(ctx, input, summary, (performance.now() - started) / 1000);
     if (summary.interrupted) throw new InterruptedError();
@@ -92,6 +97,7 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
       );
     }
   } finally {
+    release();
     input.spool.close();
   }
 }
@@ -111,7 +117,8 @@ function report(ctx: Context, input: ReadResult, summary: SendSummary | undefine
       accepted: summary?.accepted ?? 0,
       rejected: summary?.rejected ?? 0,
       messages: summary?.messages ?? [],
-      failed_batches: summary?.failure ? summary.batches - summary.batchesSent : 0,
+      failed_batches: summary?.failure ? 1 : 0,
+      unsent_batches: summary ? summary.batches - summary.batchesSent : input.batches.length,
       retried_batches: summary?.retried ?? 0,
       seconds: Number(seconds.toFixed(3)),
       spans_per_second: seconds > 0 ? Math.round((summary?.spansSent ?? input.spans) / seconds) : null,

@@ -26,8 +26,10 @@ export interface SpanOptions extends SpanFlags {
 }
 
 export async function runSpan(ctx: Context, options: SpanOptions): Promise<void> {
-  const end = options.end === undefined ? nowNanos() : parseTime(options.end, '--end');
-  const start = options.start === undefined ? end : parseTime(options.start, '--start');
+  // One "now" for both: --start now with the default end must not come out after it.
+  const now = nowNanos();
+  const end = options.end === undefined ? now : parseTime(options.end, '--end', now);
+  const start = options.start === undefined ? end : parseTime(options.start, '--start', now);
   if (end < start) throw new UsageError(`--end is before --start`);
   if (options.statusMessage !== undefined && options.status !== 'error')
     throw new UsageError('--status-message goes with --status error');

@@ -25,9 +25,9 @@ function keyOf(x: Exchange): string | undefined {
   if (direct) return direct.trim();
   const basic = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header(x, 'authorization') ?? '');
   if (!basic) return undefined;
+  // The user is "api" (api-contract.md §4.2); any other is not this endpoint's credentials.
   const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  return colon >= 0 ? decoded.slice(colon + 1) : undefined;
+  return decoded.startsWith('api:') ? decoded.slice(4) : undefined;
 }
 
 function inflate(body: Buffer, encoding: string): Buffer {
