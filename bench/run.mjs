@@ -4,7 +4,7 @@
 // streamed chat text against a bare fetch client on the same stream (stream.mjs). Prints a table
 // and writes a JSON copy to .bench/results.json. With --check, exits 1 when a target is missed.
 //
-//   node bench/run.mjs [--runs N] [--spans N] [--check]
+//   node bench/run.mjs [--runs N] [--spans N] [--large-spans N] [--validate-mb N] [--check]
 
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureStreaming } from './stream.mjs';
 import { measureTraces } from './traces.mjs';
+import { measureEvents, measureValidate } from './workloads.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'aip.js');
@@ -20,6 +21,8 @@ const args = process.argv.slice(2);
 const runs = Number(args[args.indexOf('--runs') + 1]) || 21;
 const check = args.includes('--check');
 const traceSpans = Number(args[args.indexOf('--spans') + 1]) || 200_000;
+const largeTraceSpans = Number(args[args.indexOf('--large-spans') + 1]) || 1_000_000;
+const validateMb = Number(args[args.indexOf('--validate-mb') + 1]) || 500;
 const WARMUP = 3;
 
 function median(values) {
@@ -82,6 +85,8 @@ function addRow(name, env, ms, baselineName, baselineMs, target, { maxMs } = {})
 }
 
 let traces;
+let events;
+let validation;
 const envs = [['as set', baseEnv]];
 if (process.env.NODE_EXTRA_CA_CERTS) envs.push(['NODE_EXTRA_CA_CERTS unset', withoutCa]);
 
@@ -157,9 +162,19 @@ try {
     env: withoutCa,
     dir: configDir,
     spans: traceSpans,
-    largeSpans: traceSpans * 3,
+    largeSpans: largeTraceSpans,
     runs: 3,
   });
+  events = await measureEvents({
+    node,
+    root,
+    bin,
+    origin,
+    key: 'aip-emulator-local-key',
+    env: withoutCa,
+    dir: configDir,
+  });
+  validation = await measureValidate({ node, root, bin, env: withoutCa, dir: configDir, mb: validateMb });
   const sent = `aip traces send: ${traceSpans.toLocaleString('en-US')} spans`;
   const where = `${traces.fileMb.toFixed(0)} MB JSONL, ${traces.workers} workers`;
   addRow(
@@ -216,6 +231,8 @@ const memory = {
   peak_rss_mb: Math.round(traces.rssMb),
   file_mb: Math.round(traces.fileMb),
   large_file_mb: Math.round(traces.largeFileMb),
+  large_spans: largeTraceSpans,
+  large_spans_per_second: Math.round(largeTraceSpans / traces.largeSeconds),
   large_peak_rss_mb: Math.round(traces.largeRssMb),
   exporter_peak_rss_mb: traces.exporterRssMb,
 };
@@ -223,13 +240,37 @@ console.log(
   `\naip traces send: ${rate(traces.aipSeconds)}; the OTel exporter ${rate(traces.exporterSeconds)} (spans in memory), ${rate(traces.exporterFromFileSeconds)} (from the file).`,
 );
 console.log(
+  `At ${largeTraceSpans.toLocaleString('en-US')} spans (${memory.large_file_mb} MB): ${memory.large_spans_per_second.toLocaleString('en-US')} spans/s.`,
+);
+console.log(
   `Peak memory (RSS, whole process): ${memory.peak_rss_mb} MB for ${memory.file_mb} MB of spans, ${memory.large_peak_rss_mb} MB for ${memory.large_file_mb} MB (target: flat, at most 200 MB); the exporter ${memory.exporter_peak_rss_mb} MB.`,
+);
+const workloads = {
+  events_follow: {
+    events: events.largeEvents,
+    peak_rss_mb: Math.round(events.largeRssMb),
+    peak_rss_mb_at_1000_events: Math.round(events.smallRssMb),
+    idle_cpu_percent: Number(events.idleCpuPercent.toFixed(2)),
+  },
+  jobs_validate_rl: {
+    file_mb: Math.round(validation.mb),
+    mb_per_second: Number(validation.mbPerSecond.toFixed(1)),
+    peak_rss_mb: Math.round(validation.rssMb),
+  },
+};
+console.log(
+  `\naip events --follow: ${workloads.events_follow.peak_rss_mb} MB peak for ${events.largeEvents.toLocaleString('en-US')} events (${workloads.events_follow.peak_rss_mb_at_1000_events} MB for ${events.smallEvents.toLocaleString('en-US')}); idle polling ${workloads.events_follow.idle_cpu_percent}% of a core (target < 1%).`,
+);
+console.log(
+  `aip jobs validate rl: ${workloads.jobs_validate_rl.file_mb} MB at ${workloads.jobs_validate_rl.mb_per_second} MB/s, ${workloads.jobs_validate_rl.peak_rss_mb} MB peak.`,
 );
 
 mkdirSync(join(root, '.bench'), { recursive: true });
 writeFileSync(
   join(root, '.bench', 'results.json'),
-  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, runs, rows, traces: memory }, null, 2)}\n`,
+  `${JSON.stringify({ date: new Date().toISOString(), node: process.version, runs, rows, traces: memory, workloads }, null, 2)}\n`,
 );
 console.log('JSON copy: .bench/results.json');
-if (check && (rows.some((r) => !r.met) || memory.large_peak_rss_mb > 200)) process.exitCode = 1;
+const missed =
+  rows.some((r) => !r.met) || memory.large_peak_rss_mb > 200 || workloads.events_follow.idle_cpu_percent >= 1;
+if (check && missed) process.exitCode = 1;
