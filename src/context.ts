@@ -46,6 +46,8 @@ const SERVICE_URL_KEYS = { training: 'base-url', inference: 'inference-url', tra
 
 export class Context {
   globals: GlobalOptions = {};
+  /** The signal that stopped a command that was waiting (see interruptible). */
+  stopSignal: 'SIGINT' | 'SIGTERM' | undefined;
   private cachedSettings: Settings | undefined;
   private cachedTransport: Transport | undefined;
   private cachedLogger: ExchangeLogger | undefined;
@@ -147,13 +149,25 @@ export class Context {
    */
   interruptible(options: { orStdoutClosed?: boolean } = {}): { signal: AbortSignal; release: () => void } {
     const controller = new AbortController();
-    const onInterrupt = () => controller.abort();
+    // SIGTERM too: a CI runner cancelling the step gets the same clean stop (and exit 143).
+    const onInterrupt = () => {
+      this.stopSignal ??= 'SIGINT';
+      controller.abort();
+    };
+    const onTerminate = () => {
+      this.stopSignal = 'SIGTERM';
+      controller.abort();
+    };
     this.deps.signals.once('SIGINT', onInterrupt);
-    const stopListening = options.orStdoutClosed ? this.io.onStdoutClosed(onInterrupt) : undefined;
+    this.deps.signals.once('SIGTERM', onTerminate);
+    const stopListening = options.orStdoutClosed
+      ? this.io.onStdoutClosed(() => controller.abort())
+      : undefined;
     return {
       signal: controller.signal,
       release: () => {
         this.deps.signals.off('SIGINT', onInterrupt);
+        this.deps.signals.off('SIGTERM', onTerminate);
         stopListening?.();
       },
     };

@@ -11,6 +11,7 @@ export const ExitCode = {
   rateLimited: 6,
   waitTimeout: 7,
   interrupted: 130,
+  terminated: 143,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -29,6 +30,7 @@ export const EXIT_CODE_TABLE: ReadonlyArray<{ code: ExitCodeValue; meaning: stri
   { code: ExitCode.rateLimited, meaning: 'rate limited or quota exhausted (429, 402), after retries' },
   { code: ExitCode.waitTimeout, meaning: 'a --timeout was reached while waiting' },
   { code: ExitCode.interrupted, meaning: 'interrupted (Ctrl-C)' },
+  { code: ExitCode.terminated, meaning: 'terminated (SIGTERM), after stopping cleanly' },
 ];
 
 /** An error meant for the user: its message is printed as is, on one line. */
@@ -90,11 +92,14 @@ export class WaitTimeoutError extends CliError {
   override name = 'WaitTimeoutError';
 }
 
-/** Ctrl-C: the user asked to stop. */
+/** Ctrl-C (or SIGTERM: a CI runner cancelling the step): the user asked to stop. */
 export class InterruptedError extends CliError {
   override name = 'InterruptedError';
-  constructor(message = 'interrupted') {
-    super(message);
+  constructor(
+    message?: string,
+    readonly signal: 'SIGINT' | 'SIGTERM' = 'SIGINT',
+  ) {
+    super(message ?? (signal === 'SIGTERM' ? 'terminated' : 'interrupted'));
   }
 }
 
@@ -130,7 +135,8 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof NotFoundError) return ExitCode.notFound;
   if (error instanceof JobFailedError) return ExitCode.jobFailed;
   if (error instanceof WaitTimeoutError) return ExitCode.waitTimeout;
-  if (error instanceof InterruptedError) return ExitCode.interrupted;
+  if (error instanceof InterruptedError)
+    return error.signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
   return ExitCode.error;
 }
 

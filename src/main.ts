@@ -3,7 +3,7 @@
 
 import { nodeTransport } from './api/transport.js';
 import { Context, type Deps } from './context.js';
-import { ExitCode } from './errors.js';
+import { ExitCode, InterruptedError } from './errors.js';
 import { processIO } from './output/io.js';
 import { buildProgram } from './program.js';
 import { report } from './report.js';
@@ -35,7 +35,12 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
   try {
     await buildProgram(ctx).parseAsync(argv, { from: 'user' });
     return ExitCode.ok;
-  } catch (error) {
+  } catch (caught) {
+    // Stopped by SIGTERM rather than Ctrl-C: said so, and exit 143 as a shell would report it.
+    const error =
+      caught instanceof InterruptedError && ctx.stopSignal === 'SIGTERM'
+        ? new InterruptedError(undefined, 'SIGTERM')
+        : caught;
     return report(error, deps.io, ctx.globals.debug === true || argv.includes('--debug'));
   }
 }
