@@ -64,6 +64,12 @@ export async function sdkCall<T>(
   } catch (error) {
     if (error instanceof CliError) throw error;
     const name = SERVICE_NAMES[service];
+    // A 2xx answer whose body is not JSON: the SDK's JSON.parse says so in its own words.
+    if (error instanceof SyntaxError) {
+      throw new CliError(
+        `malformed JSON in the ${name}'s answer (${where.method} ${new URL(where.url).pathname}): ${error.message}`,
+      );
+    }
     // A streamed body cut short surfaces as the socket's own error, not as an SDK error.
     const code = (error as NodeJS.ErrnoException).code;
     if (

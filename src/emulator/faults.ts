@@ -5,11 +5,13 @@
 //   {"path": "/inference/v1/models", "delay_ms": 5000}                              a stall, then normal
 //   {"path": "/training/v1/**", "drop": true}                                       connection dropped
 //   {"path": "/inference/v1/chat/completions", "cut_after_bytes": 200}              answer cut short
+//   {"path": "/trace/**", "status": 503, "probability": 0.1, "times": 1000}          one in ten, at random
 //
 // `status` may carry `body` (JSON) or `raw_body` + `content_type` (an HTML error page, say); a delay
 // combines with any of the others.
 
 import { isObject } from '../json.js';
+import { seededRandom } from './random.js';
 
 export interface FaultSpec {
   method?: string;
@@ -23,6 +25,8 @@ export interface FaultSpec {
   delay_ms?: number;
   drop?: boolean;
   cut_after_bytes?: number;
+  /** Only this share of the matching requests gets the fault (seeded: the same run, the same picks). */
+  probability?: number;
 }
 
 export interface Fault extends FaultSpec {
@@ -61,6 +65,12 @@ export function parseFaultSpec(input: unknown): FaultSpec {
     raw_body: typeof input.raw_body === 'string' ? input.raw_body : undefined,
     content_type: typeof input.content_type === 'string' ? input.content_type : undefined,
   };
+  if (input.probability !== undefined) {
+    const p = input.probability;
+    if (typeof p !== 'number' || !(p > 0 && p <= 1))
+      throw new FaultSpecError('probability must be a number in (0, 1]');
+    spec.probability = p;
+  }
   if (input.retry_after !== undefined) {
     if (typeof input.retry_after !== 'number' && typeof input.retry_after !== 'string') {
       throw new FaultSpecError('retry_after must be seconds or an HTTP date');
@@ -90,6 +100,7 @@ function globToRegExp(glob: string): RegExp {
 export class FaultStore {
   private faults: Array<Fault & { matcher: RegExp }> = [];
   private nextId = 1;
+  private readonly random = seededRandom(0x5eed);
 
   add(input: unknown): Fault {
     const spec = parseFaultSpec(input);
@@ -109,7 +120,11 @@ export class FaultStore {
   /** The first live fault for this request, used up by one. */
   take(method: string, path: string): Fault | undefined {
     const fault = this.faults.find(
-      (f) => f.remaining > 0 && (!f.method || f.method === method) && f.matcher.test(path),
+      (f) =>
+        f.remaining > 0 &&
+        (!f.method || f.method === method) &&
+        f.matcher.test(path) &&
+        (f.probability === undefined || this.random() < f.probability),
     );
     if (!fault) return undefined;
     fault.remaining--;

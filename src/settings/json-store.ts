@@ -6,7 +6,7 @@
 
 import { closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, extname } from 'node:path';
-import { CliError } from '../errors.js';
+import { CliError, UsageError } from '../errors.js';
 import { type ConfigData, readConfigFile } from './config-file.js';
 
 const LOCK_WAIT_MS = 10_000;
@@ -50,23 +50,40 @@ export async function updateJsonFile<T extends object>(
   mutate: (data: T) => unknown,
 ): Promise<boolean> {
   const dir = dirname(file);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return withLock(file, async () => {
-    const data = read(file);
-    if (mutate(data) === false) return false;
-    const { default: Conf } = await import('conf');
-    const store = new Conf<Record<string, unknown>>({
-      cwd: dir,
-      configName: basename(file, extname(file)),
-      projectName: 'aip',
-      projectSuffix: '',
-      configFileMode: 0o600,
-      accessPropertiesByDotNotation: false,
-      clearInvalidConfig: false,
-    });
-    store.store = data as Record<string, unknown>;
-    return true;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return await withLock(file, () => writeUnderLock(file, dir, read, mutate));
+  } catch (error) {
+    // A directory that cannot be made or written (a file in the way, a read-only disk): said in
+    // one line; the old file, if any, is as it was (conf writes a temporary file and renames it).
+    const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof CliError || !code) throw error;
+    throw new UsageError(
+      `cannot write ${file}: ${code} (${(error as Error).message.replace(/^\w+: /, '').split(',')[0]})`,
+    );
+  }
+}
+
+async function writeUnderLock<T extends object>(
+  file: string,
+  dir: string,
+  read: (file: string) => T,
+  mutate: (data: T) => unknown,
+): Promise<boolean> {
+  const data = read(file);
+  if (mutate(data) === false) return false;
+  const { default: Conf } = await import('conf');
+  const store = new Conf<Record<string, unknown>>({
+    cwd: dir,
+    configName: basename(file, extname(file)),
+    projectName: 'aip',
+    projectSuffix: '',
+    configFileMode: 0o600,
+    accessPropertiesByDotNotation: false,
+    clearInvalidConfig: false,
   });
+  store.store = data as Record<string, unknown>;
+  return true;
 }
 
 export function updateConfig(file: string, mutate: (data: ConfigData) => unknown): Promise<boolean> {
