@@ -12,6 +12,8 @@ const ESCAPES = /\u001b\[[0-9;?]*[A-Za-z]|\r/g;
 export interface Terminal {
   /** Everything written to the terminal so far, escapes and carriage returns removed. */
   screen(): string;
+  /** Everything written to the terminal so far, as written. */
+  raw(): string;
   /** Types: "\r" is Enter, "\u0003" Ctrl-C, "\u0004" Ctrl-D. */
   type(keys: string): void;
   /** Resolves once the screen (from `from` on) matches; fails with the screen after `ms`. */
@@ -44,6 +46,7 @@ export function startTerminal(args: string[], env: Record<string, string>): Term
   const screen = () => raw.replace(ESCAPES, '');
   return {
     screen,
+    raw: () => raw,
     type: (keys) => child.stdin.write(keys),
     async waitFor(pattern, from = 0, ms = 10_000) {
       const deadline = Date.now() + ms;

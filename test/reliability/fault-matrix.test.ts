@@ -1,0 +1,312 @@
+// The fault matrix: every command that talks to the network, against every failure the emulator can
+// inject (and a refused connection). Each ends with its documented exit code and a one-line message
+// (422 adds its field lines), never a stack trace; idempotent requests retry within their bound; a
+// create is never sent twice once it may have reached the server; nothing is passed off as complete.
+
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { closedPort } from '../helpers/ports.js';
+
+let emu: TestEmulator;
+let env: Record<string, string>;
+let modelId: string;
+let jobId: string;
+let refusedPort: number;
+const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' };
+  const created = await runCli(
+    ['models', 'create', '--name', 'matrix', '--base-model', 'OpenPipe/Qwen3-14B-Instruct', '-q'],
+    { env },
+  );
+  modelId = created.stdout.trim();
+  // A job that stays queued: every fault case finds it as it was.
+  await emu.control('POST', '/job-plans', { steps: 3, step_ms: 3_600_000, times: 1 });
+  const job = await runCli(
+    ['jobs', 'create', 'rl', '--model', modelId, '--file', join(EXAMPLES, 'groups.jsonl'), '-q'],
+    { env },
+  );
+  jobId = job.stdout.trim();
+  await emu.control('POST', '/job-plans', { step_ms: 2 });
+  refusedPort = await closedPort();
+});
+afterAll(() => emu.close());
+
+type Service = 'training' | 'inference' | 'trace';
+
+interface Command {
+  name: string;
+  argv: () => string[];
+  service: Service;
+  method: string;
+  /** The route the fault goes on (emulator path glob). */
+  path: string;
+  /** A POST that creates something: sent once, whatever happens, unless it cannot have arrived. */
+  creates?: boolean;
+  /** Retried by the openai SDK (its own retry rules: 408, 409, 429, 5xx, connection errors). */
+  sdk?: boolean;
+  /** What stdout may hold when the command fails (a report that says it is incomplete). */
+  failedOutput?: RegExp;
+}
+
+const COMMANDS: Command[] = [
+  {
+    name: 'models list',
+    argv: () => ['models', 'list'],
+    service: 'inference',
+    method: 'GET',
+    path: '/inference/v1/models',
+    sdk: true,
+  },
+  {
+    name: 'models base',
+    argv: () => ['models', 'base'],
+    service: 'training',
+    method: 'GET',
+    path: '/training/v1/preview/base-models',
+  },
+  {
+    name: 'models create',
+    argv: () => ['models', 'create', '--name', 'another', '--base-model', 'OpenPipe/Qwen3-14B-Instruct'],
+    service: 'training',
+    method: 'POST',
+    path: '/training/v1/preview/models',
+    creates: true,
+  },
+  {
+    name: 'models delete',
+    argv: () => ['models', 'delete', modelId, '--yes'],
+    service: 'training',
+    method: 'DELETE',
+    path: '/training/v1/preview/models/*',
+  },
+  {
+    name: 'models log',
+    argv: () => ['models', 'log', modelId, '--split', 'train', '--file', join(EXAMPLES, 'groups.jsonl')],
+    service: 'training',
+    method: 'POST',
+    path: '/training/v1/preview/models/*/log',
+    creates: true,
+  },
+  {
+    name: 'checkpoints list',
+    argv: () => ['checkpoints', 'list', modelId],
+    service: 'training',
+    method: 'GET',
+    path: '/training/v1/preview/models/*/checkpoints',
+  },
+  {
+    name: 'checkpoints delete',
+    argv: () => ['checkpoints', 'delete', modelId, '--steps', '0', '--yes'],
+    service: 'training',
+    method: 'DELETE',
+    path: '/training/v1/preview/models/*/checkpoints',
+  },
+  {
+    name: 'jobs create rl',
+    argv: () => ['jobs', 'create', 'rl', '--model', modelId, '--file', join(EXAMPLES, 'groups.jsonl')],
+    service: 'training',
+    method: 'POST',
+    path: '/training/v1/preview/training-jobs',
+    creates: true,
+  },
+  {
+    name: 'jobs create sft',
+    argv: () => [
+      'jobs',
+      'create',
+      'sft',
+      '--model',
+      modelId,
+      '--data-url',
+      'wandb-artifact:///local/demo/data:v0',
+    ],
+    service: 'training',
+    method: 'POST',
+    path: '/training/v1/preview/sft-training-jobs',
+    creates: true,
+  },
+  {
+    name: 'jobs get',
+    argv: () => ['jobs', 'get', jobId],
+    service: 'training',
+    method: 'GET',
+    path: '/training/v1/preview/training-jobs/*',
+  },
+  {
+    name: 'events',
+    argv: () => ['events', jobId],
+    service: 'training',
+    method: 'GET',
+    path: '/training/v1/preview/training-jobs/*/events',
+  },
+  {
+    name: 'chat',
+    argv: () => ['chat', '-m', 'openai/gpt-oss-20b', '--no-stream', 'hi'],
+    service: 'inference',
+    method: 'POST',
+    path: '/inference/v1/chat/completions',
+    sdk: true,
+  },
+  {
+    name: 'chat --stream',
+    argv: () => ['chat', '-m', 'openai/gpt-oss-20b', '--stream', 'hi'],
+    service: 'inference',
+    method: 'POST',
+    path: '/inference/v1/chat/completions',
+    sdk: true,
+    failedOutput: /^You asked about[^\n]*\n$/,
+  },
+  {
+    name: 'traces send',
+    argv: () => ['traces', 'send', join(EXAMPLES, '..', 'test', 'fixtures', 'spans.json')],
+    service: 'trace',
+    method: 'POST',
+    path: '/trace/agents/otel/v1/traces',
+    failedOutput: /^Sent 0 spans of 2 \(0\/1 batches/,
+  },
+  {
+    name: 'traces span',
+    argv: () => ['traces', 'span', '--name', 'matrix'],
+    service: 'trace',
+    method: 'POST',
+    path: '/trace/agents/otel/v1/traces',
+  },
+];
+
+interface Fault {
+  name: string;
+  spec?: Record<string, unknown>;
+  /** The service's URL pointed at a port where nothing listens. */
+  refused?: boolean;
+  code: number;
+  /** The request cannot have reached the server: a create may be sent again. */
+  neverArrived?: boolean;
+  /** The first line of the message says this. */
+  says: RegExp;
+  flags?: string[];
+}
+
+const status = (
+  s: number,
+  code: number,
+  says: RegExp,
+  extra: Record<string, unknown> = { retry_after: '0' },
+): Fault => ({
+  name: `${s}${extra.retry_after === undefined ? ' without Retry-After' : ''}`,
+  spec: { status: s, ...extra },
+  code,
+  says,
+});
+
+const FAULTS: Fault[] = [
+  status(401, 4, /Authentication failed.*aip auth login/),
+  status(403, 4, /Forbidden/),
+  // models base says what a 404 there means: the deployment does not list base models.
+  status(404, 3, /Not Found|does not list its trainable base models/),
+  status(408, 1, /HTTP 408/),
+  status(409, 1, /HTTP 409/),
+  status(422, 2, /HTTP 422/),
+  status(429, 6, /Concurrency limit reached/),
+  status(429, 6, /Concurrency limit reached/, {}),
+  status(500, 1, /HTTP 500/),
+  status(502, 1, /HTTP 502/),
+  status(503, 1, /HTTP 503/),
+  status(504, 1, /HTTP 504/),
+  {
+    name: 'connection refused',
+    refused: true,
+    code: 1,
+    neverArrived: true,
+    says: /unreachable.*(ECONNREFUSED|could not connect)/,
+  },
+  {
+    name: 'connection dropped',
+    spec: { drop: true },
+    code: 1,
+    says: /unreachable|connection was closed|ECONNRESET|socket hang up/,
+  },
+  {
+    name: 'reset mid-body',
+    spec: { cut_after_bytes: 12 },
+    code: 1,
+    says: /closed before the answer was complete|stream ended|unreachable|malformed JSON/,
+  },
+  {
+    name: 'stall past --timeout',
+    spec: { delay_ms: 4000 },
+    code: 1,
+    says: /timed out|stalled/,
+    flags: ['--timeout', '0.4'],
+  },
+  {
+    name: 'malformed JSON body',
+    spec: { status: 200, raw_body: '{"data": [', content_type: 'application/json' },
+    code: 1,
+    // Streaming chat reads it as a stream that never started: it says so.
+    says: /malformed JSON|stream ended before the reply was complete/,
+  },
+  {
+    name: 'HTML error page',
+    spec: {
+      status: 502,
+      raw_body: '<html><body><h1>502 Bad Gateway</h1></body></html>',
+      content_type: 'text/html',
+      retry_after: '0',
+    },
+    code: 1,
+    says: /HTTP 502/,
+  },
+];
+
+const MAX_RETRIES = 2;
+const serviceEnv: Record<Service, string> = {
+  training: 'AIP_BASE_URL',
+  inference: 'AIP_INFERENCE_URL',
+  trace: 'AIP_TRACE_URL',
+};
+
+describe('fault matrix', () => {
+  for (const command of COMMANDS) {
+    describe(command.name, () => {
+      for (const fault of FAULTS) {
+        it(fault.name, async () => {
+          await emu.control('DELETE', '/faults');
+          await emu.control('DELETE', '/requests');
+          const runEnv = { ...env };
+          if (fault.refused) runEnv[serviceEnv[command.service]] = `http://127.0.0.1:${refusedPort}/v1`;
+          else await emu.fault({ method: command.method, path: command.path, times: 100, ...fault.spec });
+          const r = await runCli(
+            ['--max-retries', String(MAX_RETRIES), ...(fault.flags ?? []), ...command.argv()],
+            { env: runEnv },
+          );
+
+          expect(r.code, r.stderr).toBe(fault.code);
+          const lines = r.stderr.trimEnd().split('\n');
+          const first = lines.findIndex((l) => l.startsWith('error: '));
+          expect(first, r.stderr).toBeGreaterThanOrEqual(0);
+          expect(lines[first]).toMatch(fault.says);
+          // One line (422: its field lines, indented, under it); retry notices before it; never a stack.
+          for (const line of lines.slice(first + 1)) expect(line).toMatch(/^ {2}\S/);
+          for (const line of lines.slice(0, first))
+            expect(line).toMatch(/^warning: .*retrying in|^Sent|^Stopped/);
+          expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+          if (command.failedOutput && r.stdout) expect(r.stdout).toMatch(command.failedOutput);
+          else expect(r.stdout).toBe('');
+
+          if (fault.refused) return;
+          const sent = (await emu.requests({ method: command.method })).filter((q) =>
+            new RegExp(`^${command.path.replace(/\*/g, '[^/]+')}$`).test(q.path),
+          );
+          if (command.creates && !fault.neverArrived) expect(sent).toHaveLength(1);
+          else expect(sent.length).toBeLessThanOrEqual(MAX_RETRIES + 1);
+          if (fault.code === 4 || fault.code === 3 || fault.code === 2) expect(sent).toHaveLength(1);
+        });
+      }
+    });
+  }
+});

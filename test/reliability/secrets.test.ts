@@ -1,0 +1,227 @@
+// The key never shows: every command of the tree, run with a known key, in every output mode
+// (default, --json, --quiet, --debug) and failing (every request answered 500), prints it nowhere,
+// and no file aip writes holds it except the 0600 config. The one exception is `aip auth token`,
+// whose purpose is to print it. The table below must name every command: a new one must be added.
+
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Context } from '../../src/context.js';
+import { buildProgram } from '../../src/program.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { startTestEmulator, TEST_KEY, type TestEmulator } from '../helpers/emulator.js';
+import { fakeIO } from '../helpers/io.js';
+
+let emu: TestEmulator;
+let modelId: string;
+let jobId: string;
+let spansFile: string;
+let dir: string;
+const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
+const BASIC = Buffer.from(`api:${TEST_KEY}`).toString('base64');
+const BEARER_HEADER = `Bearer ${TEST_KEY}`;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  dir = tempConfigDir();
+  const env = { ...emu.env, AIP_CONFIG_DIR: dir, AIP_PROJECT: 'local/demo' };
+  modelId = (
+    await runCli(
+      ['models', 'create', '--name', 'secrets', '--base-model', 'OpenPipe/Qwen3-14B-Instruct', '-q'],
+      { env },
+    )
+  ).stdout.trim();
+  jobId = (
+    await runCli(
+      ['jobs', 'create', 'rl', '--model', modelId, '--file', join(EXAMPLES, 'groups.jsonl'), '-q'],
+      { env },
+    )
+  ).stdout.trim();
+  spansFile = join(dir, 'spans.json');
+  writeFileSync(spansFile, readFileSync(join(import.meta.dirname, '..', 'fixtures', 'spans.json')));
+});
+afterAll(() => emu.close());
+
+/** Every leaf command, with arguments that make it do its work (stdin where it reads one). */
+const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
+  'auth login': () => ({ argv: ['auth', 'login', '--with-key'], stdin: `${TEST_KEY}\n` }),
+  'auth status': () => ({ argv: ['auth', 'status'] }),
+  'auth logout': () => ({ argv: ['auth', 'logout'] }),
+  'config get': () => ({ argv: ['config', 'get', 'project'] }),
+  'config set': () => ({ argv: ['config', 'set', 'default-model', 'openai/gpt-oss-20b'] }),
+  'config unset': () => ({ argv: ['config', 'unset', 'default-model'] }),
+  'config list': () => ({ argv: ['config', 'list', '--sources'] }),
+  'config path': () => ({ argv: ['config', 'path'] }),
+  'config profiles': () => ({ argv: ['config', 'profiles'] }),
+  'models list': () => ({ argv: ['models', 'list'] }),
+  'models base': () => ({ argv: ['models', 'base'] }),
+  'models create': () => ({
+    argv: [
+      'models',
+      'create',
+      '--name',
+      'secrets-2',
+      '--base-model',
+      'OpenPipe/Qwen3-14B-Instruct',
+      '--return-existing',
+    ],
+  }),
+  'models delete': () => ({ argv: ['models', 'delete', '00000000-0000-4000-8000-000000000000', '--yes'] }),
+  'models log': () => ({
+    argv: ['models', 'log', modelId, '--split', 'train', '--file', join(EXAMPLES, 'groups.jsonl')],
+  }),
+  'checkpoints list': () => ({ argv: ['checkpoints', 'list', modelId, '--all'] }),
+  'checkpoints delete': () => ({ argv: ['checkpoints', 'delete', modelId, '--steps', '999', '--yes'] }),
+  'checkpoints prune': () => ({ argv: ['checkpoints', 'prune', modelId, '--keep-last', '1', '--dry-run'] }),
+  'jobs create rl': () => ({
+    argv: ['jobs', 'create', 'rl', '--model', modelId, '--file', join(EXAMPLES, 'groups.jsonl'), '--dry-run'],
+  }),
+  'jobs create sft': () => ({
+    argv: [
+      'jobs',
+      'create',
+      'sft',
+      '--model',
+      modelId,
+      '--data-url',
+      'wandb-artifact:///local/demo/d:v0',
+      '--dry-run',
+    ],
+  }),
+  'jobs validate rl': () => ({ argv: ['jobs', 'validate', 'rl', join(EXAMPLES, 'groups.jsonl')] }),
+  'jobs validate sft': () => ({ argv: ['jobs', 'validate', 'sft', join(EXAMPLES, 'train.jsonl')] }),
+  'jobs get': () => ({ argv: ['jobs', 'get', jobId] }),
+  'jobs wait': () => ({ argv: ['--timeout', '1', 'jobs', 'wait', jobId, '--interval', '0.05'] }),
+  'jobs list': () => ({ argv: ['jobs', 'list'] }),
+  events: () => ({ argv: ['events', jobId, '--all'] }),
+  chat: () => ({ argv: ['chat', '-m', 'openai/gpt-oss-20b', '--usage', '--trace', 'hi'] }),
+  health: () => ({ argv: ['health'] }),
+  'system-check': () => ({ argv: ['system-check'] }),
+  'emulator status': () => ({ argv: ['emulator', 'status'] }),
+  'emulator stop': () => ({ argv: ['emulator', 'stop'] }),
+  emulator: () => ({ argv: ['emulator', '--help'] }),
+  completion: () => ({ argv: ['completion', 'bash'] }),
+  help: () => ({ argv: ['help', 'environment'] }),
+  'traces send': () => ({ argv: ['traces', 'send', spansFile] }),
+  'traces generate': () => ({ argv: ['traces', 'generate', '--spans', '3'] }),
+  'traces exec': () => ({
+    argv: [
+      'traces',
+      'exec',
+      '--',
+      process.execPath,
+      '-e',
+      'process.stdout.write(process.env.AIP_API_KEY ? "" : "")',
+    ],
+  }),
+  'traces span': () => ({ argv: ['traces', 'span', '--name', 'secret-scan'] }),
+};
+/** Prints the key on purpose (for `$(aip auth token)`): checked to print it to stdout only. */
+const PRINTS_THE_KEY = 'auth token';
+
+const MODES: Array<{ name: string; flags: string[]; fail?: boolean }> = [
+  { name: 'default', flags: [] },
+  { name: '--json', flags: ['--json'] },
+  { name: '--quiet', flags: ['-q'] },
+  { name: '--debug', flags: ['--debug'] },
+  { name: 'failing, --debug', flags: ['--debug', '--max-retries', '1'], fail: true },
+];
+
+function leafCommands(): string[] {
+  const { io } = fakeIO();
+  const program = buildProgram(
+    new Context({
+      env: {},
+      io,
+      transport: async () => {
+        throw new Error('unused');
+      },
+      sleep: async () => undefined,
+      random: Math.random,
+      signals: process,
+    }),
+  );
+  const names: string[] = [];
+  const walk = (command: typeof program, prefix: string[]) => {
+    for (const sub of command.commands) {
+      const path = [...prefix, sub.name()];
+      // A noun that also runs on its own, with options of its own (aip emulator), is a command too.
+      const runs = sub.options.some((o) => o.long !== '--help');
+      if (sub.commands.length === 0 || runs) names.push(path.join(' '));
+      walk(sub, path);
+    }
+  };
+  walk(program, []);
+  return names;
+}
+
+function filesUnder(root: string): string[] {
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
+describe('the key never shows', () => {
+  it('the table names every command of the tree', () => {
+    expect([...Object.keys(COMMANDS), PRINTS_THE_KEY].sort()).toEqual(leafCommands().sort());
+  });
+
+  let scanned = 0;
+  /** Exit codes in the modes that should work: the commands did their work, not just fail early. */
+  const codes = new Map<string, number>();
+  for (const mode of MODES) {
+    it(`in any command's output: ${mode.name}`, { timeout: 120_000 }, async () => {
+      for (const [name, make] of Object.entries(COMMANDS)) {
+        await emu.control('DELETE', '/faults');
+        if (mode.fail)
+          await emu.fault({ path: '/**', status: 500, times: 1000, body: { detail: `echo ${TEST_KEY}?` } });
+        const configDir = tempConfigDir();
+        const { argv, stdin } = make();
+        const r = await runCli([...mode.flags, ...argv], {
+          env: { ...emu.env, AIP_CONFIG_DIR: configDir, AIP_PROJECT: 'local/demo' },
+          stdin,
+        });
+        for (const text of [r.stdout, r.stderr]) {
+          expect(text, `${name} (${mode.name})`).not.toContain(TEST_KEY);
+          expect(text, `${name} (${mode.name})`).not.toContain(BASIC);
+          expect(text, `${name} (${mode.name})`).not.toContain(BEARER_HEADER);
+        }
+        for (const path of filesUnder(configDir)) {
+          const content = readFileSync(path, 'utf8');
+          if (path.endsWith('config.json')) {
+            expect(statSync(path).mode & 0o777).toBe(0o600);
+            continue;
+          }
+          expect(content, `${path} written by ${name}`).not.toContain(TEST_KEY);
+        }
+        if (!mode.fail) codes.set(name, r.code);
+        scanned++;
+      }
+    });
+  }
+
+  it('except from auth token, which prints it to stdout only, as asked', async () => {
+    const r = await runCli(['--debug', 'auth', 'token'], {
+      env: { ...emu.env, AIP_CONFIG_DIR: tempConfigDir() },
+    });
+    expect(r.stdout).toBe(`${TEST_KEY}\n`);
+    expect(r.stderr).not.toContain(TEST_KEY);
+  });
+
+  it('and the emulator keeps it out of its request record', async () => {
+    const records = await emu.requests();
+    expect(records.length).toBeGreaterThan(100);
+    expect(JSON.stringify(records)).not.toContain(TEST_KEY);
+    expect(JSON.stringify(records)).not.toContain(BASIC);
+    expect(scanned).toBe(Object.keys(COMMANDS).length * MODES.length);
+    // Everything ran to its end, but for the documented outcomes of what it was given: an unknown
+    // model and a step it never had (3), and no detached emulator to report on (1).
+    const expected: Record<string, number> = {
+      'models delete': 3,
+      'checkpoints delete': 3,
+      'emulator status': 1,
+    };
+    const failed = [...codes].filter(([name, code]) => code !== (expected[name] ?? 0));
+    expect(failed).toEqual([]);
+  });
+});
