@@ -272,5 +272,10 @@ writeFileSync(
 );
 console.log('JSON copy: .bench/results.json');
 const missed =
-  rows.some((r) => !r.met) || memory.large_peak_rss_mb > 200 || workloads.events_follow.idle_cpu_percent >= 1;
+  rows.some((r) => !r.met) ||
+  memory.large_spans_per_second < 100_000 ||
+  Math.max(memory.peak_rss_mb, memory.large_peak_rss_mb) > 200 ||
+  // Flat: ten times the events may cost at most a quarter more memory.
+  workloads.events_follow.peak_rss_mb > workloads.events_follow.peak_rss_mb_at_1000_events * 1.25 ||
+  workloads.events_follow.idle_cpu_percent >= 1;
 if (check && missed) process.exitCode = 1;

@@ -61,6 +61,7 @@ export async function measureEvents({ node, root, bin, origin, key, env, dir }) 
   const follow = async (steps) => {
     await control(origin, 'POST', '/job-plans', { steps, step_ms: 1 });
     const job = aipSync(['jobs', 'create', 'rl', '--model', 'bench-events', '--file', groups, '-q']);
+    rmSync(usageFile, { force: true });
     const r = spawnSync(
       node,
       [
@@ -90,6 +91,8 @@ export async function measureEvents({ node, root, bin, origin, key, env, dir }) 
   // 4 s and 14 s: the difference of their CPU time is the polling alone, without start-up.
   await control(origin, 'POST', '/job-plans', { steps: 3, step_ms: 3_600_000, times: 2 });
   const idleRun = async (ms) => {
+    // A run whose exit hook never wrote must not pass off the previous run's figures as its own.
+    rmSync(usageFile, { force: true });
     const job = aipSync(['jobs', 'create', 'rl', '--model', 'bench-events', '--file', groups, '-q']);
     const child = spawn(node, ['--require', join(root, 'bench', 'rss.cjs'), bin, 'events', job, '--follow'], {
       env: cliEnv,

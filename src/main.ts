@@ -7,6 +7,7 @@ import { ExitCode, InterruptedError } from './errors.js';
 import { processIO } from './output/io.js';
 import { buildProgram } from './program.js';
 import { report } from './report.js';
+import { rememberSecret } from './secrets.js';
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -31,6 +32,8 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
     random: overrides.random ?? Math.random,
     signals: overrides.signals ?? process,
   };
+  // Keys in the environment are masked from the start, whether this command uses one or not.
+  for (const name of ['AIP_API_KEY', 'WANDB_API_KEY']) rememberSecret(env[name]);
   const ctx = new Context(deps);
   try {
     await buildProgram(ctx).parseAsync(argv, { from: 'user' });

@@ -17,7 +17,18 @@ const secrets = new Set<string>();
  * that whatever prints text (the IO object, error messages, the --debug log) can mask it.
  */
 export function rememberSecret(secret: string | undefined): void {
-  if (secret && secret.length >= 4) secrets.add(secret);
+  if (!secret || secret.length < 4) return;
+  secrets.add(secret);
+  // Trace ingest sends it as HTTP Basic credentials, base64("api:" + key), which anyone can decode:
+  // a server that echoes its Authorization header back must not make aip print it.
+  const basic = Buffer.from(`api:${secret}`).toString('base64');
+  secrets.add(basic);
+  secrets.add(basic.replace(/=+$/, ''));
+}
+
+/** Forgets every remembered key (tests: each run must find its key itself). */
+export function forgetSecrets(): void {
+  secrets.clear();
 }
 
 /** The text with every remembered key replaced by its fingerprint. */

@@ -398,6 +398,7 @@ describe('aip chat: interrupting and continuing', () => {
       expect(partial.length).toBeLessThan(full.length);
       expect(full.startsWith(partial)).toBe(true);
       expect(signals.listenerCount('SIGINT')).toBe(0);
+      expect(signals.listenerCount('SIGTERM')).toBe(0);
     } finally {
       await emu.control('POST', '/chat', { token_ms: 0 });
     }

@@ -421,6 +421,7 @@ describe('aip jobs wait', () => {
         `Stopped watching at queued; the job keeps running. Resume with: aip jobs wait ${created}\nerror: interrupted\n`,
       );
       expect(signals.listenerCount('SIGINT')).toBe(0);
+      expect(signals.listenerCount('SIGTERM')).toBe(0);
       expect((await jobsInEmulator())[0]!.status).toBe('queued');
     } finally {
       await emu.control('POST', '/job-plans', { step_ms: 2 });

@@ -294,6 +294,7 @@ describe('aip traces send', () => {
     expect(r.stderr).toBe('Stopped while reading; nothing was sent\nerror: interrupted\n');
     expect(await ingests()).toHaveLength(0);
     expect(signals.listenerCount('SIGINT')).toBe(0);
+    expect(signals.listenerCount('SIGTERM')).toBe(0);
   });
 
   it('--dry-run checks and counts, and sends nothing', async () => {

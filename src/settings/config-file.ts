@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { Env } from '../globals.js';
 import { isObject } from '../json.js';
+import { rememberSecret } from '../secrets.js';
 import type { SettingKey } from './keys.js';
 
 export type ProfileData = Partial<Record<SettingKey | 'api-key', string>>;
@@ -60,6 +61,9 @@ export function readConfigFile(file: string): ConfigData {
       if (typeof value !== 'string')
         throw corrupt(file, `has a non-string value for "${key}" in profile "${name}"`);
     }
+    // Every stored key is masked wherever it would show, used by this command or not (a server may
+    // echo one back, even to a command that sent none).
+    rememberSecret(profile['api-key'] as string | undefined);
   }
   return { ...parsed, profiles: profiles as Record<string, ProfileData> };
 }

@@ -11,6 +11,8 @@ export interface ResourceSpansExtent {
   end: number;
   resource: PbResource;
   spans: number;
+  /** Each span's trace id and span id, in hex, in order: what identifies a span. */
+  keys: string[];
 }
 
 type Reader = InstanceType<typeof WireReader>;
@@ -42,7 +44,7 @@ export function scanRequest(bytes: Uint8Array): ResourceSpansExtent[] {
   fields(reader, reader.len, (number, wireType) => {
     if (number !== 1 || wireType !== 2) return false;
     const end = lengthEnd(reader);
-    const extent: ResourceSpansExtent = { start: reader.pos, end, resource: {}, spans: 0 };
+    const extent: ResourceSpansExtent = { start: reader.pos, end, resource: {}, spans: 0, keys: [] };
     fields(reader, end, (rsField, rsType) => {
       if (rsType !== 2) return false;
       if (rsField === 1) {
@@ -56,8 +58,21 @@ export function scanRequest(bytes: Uint8Array): ResourceSpansExtent[] {
       fields(reader, scopeEnd, (ssField, ssType) => {
         if (ssField !== 2 || ssType !== 2) return false;
         const spanEnd = lengthEnd(reader);
-        fields(reader, spanEnd, () => false);
+        let traceId = '';
+        let spanId = '';
+        fields(reader, spanEnd, (spanField, spanType) => {
+          if ((spanField !== 1 && spanField !== 2) || spanType !== 2) return false;
+          const idEnd = lengthEnd(reader);
+          const hex = Buffer.from(bytes.buffer, bytes.byteOffset + reader.pos, idEnd - reader.pos).toString(
+            'hex',
+          );
+          if (spanField === 1) traceId = hex;
+          else spanId = hex;
+          reader.pos = idEnd;
+          return true;
+        });
         extent.spans++;
+        extent.keys.push(traceId + spanId);
         return true;
       });
       return true;

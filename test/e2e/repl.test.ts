@@ -256,4 +256,26 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
       term.kill();
     }
   });
+
+  it('SIGTERM during a reply stops it and leaves with exit 143', async () => {
+    await emu.reset();
+    await emu.control('POST', '/chat', { token_ms: 60 });
+    const term = startTerminal(['chat', '-m', MODEL], {
+      ...emu.env,
+      AIP_CONFIG_DIR: tempConfigDir(),
+      NO_COLOR: '1',
+    });
+    try {
+      await term.waitFor(/> $/);
+      term.type('a long story\r');
+      await term.waitFor(/You asked about "a long story"\. \w+/);
+      term.signal('SIGTERM');
+      expect(await term.exited).toBe(143);
+      expect(term.screen()).toMatch(/\(stopped\)\n[\s\S]*error: terminated\n$/);
+      expect(await chats()).toHaveLength(1);
+    } finally {
+      term.kill();
+      await emu.control('POST', '/chat', { token_ms: 0 });
+    }
+  });
 });

@@ -65,9 +65,18 @@ describe('aip traces send on worker threads', () => {
   });
 
   it('hands a line too long for a worker back to the main thread, and still sends every span', async () => {
-    const small = join(dir, 'small.jsonl');
+    // Each piece has its own seed, so its span ids differ: the emulator keeps a repeated span once.
+    const before = join(dir, 'before.jsonl');
+    const after = join(dir, 'after.jsonl');
     const big = join(dir, 'one-line.jsonl');
-    expect((await runAip(['traces', 'generate', '--spans', '10', '-o', small], { env })).code).toBe(0);
+    for (const [seed, out] of [
+      ['2', before],
+      ['3', after],
+    ] as const) {
+      expect(
+        (await runAip(['traces', 'generate', '--spans', '10', '--seed', seed, '-o', out], { env })).code,
+      ).toBe(0);
+    }
     expect(
       (
         await runAip(['traces', 'generate', '--spans', '20000', '--per-document', '20000', '-o', big], {
@@ -76,7 +85,7 @@ describe('aip traces send on worker threads', () => {
       ).code,
     ).toBe(0);
     const file = join(dir, 'mixed.jsonl');
-    writeFileSync(file, Buffer.concat([readFileSync(small), readFileSync(big), readFileSync(small)]));
+    writeFileSync(file, Buffer.concat([readFileSync(before), readFileSync(big), readFileSync(after)]));
     const r = await runAip(['traces', 'send', file, '--workers', '2', '--json'], { env });
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toMatchObject({ workers: 2, spans: 20020, accepted: 20020 });

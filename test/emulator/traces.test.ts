@@ -68,8 +68,9 @@ describe('trace ingest', () => {
         body: { accepted_spans: 2, rejected_spans: 0, error_message: '' },
       });
     }
+    // The same spans three times: kept once, as the platform keys spans by trace and span id.
     const stored = (await emu.control('GET', '/spans?project=team/agents')).body as Record<string, unknown>;
-    expect(stored).toMatchObject({ accepted: 6, total: 6, by_project: { 'team/agents': 6 } });
+    expect(stored).toMatchObject({ accepted: 2, duplicates: 4, total: 2, by_project: { 'team/agents': 2 } });
     expect((stored.data as Array<Record<string, unknown>>)[0]).toMatchObject({
       project: 'team/agents',
       scope: { name: 'test' },
@@ -102,10 +103,12 @@ describe('trace ingest', () => {
       error_message: expect.stringContaining('2 spans had no project'),
     });
     const state = (await emu.control('GET', '/state')).body as { spans: Record<string, unknown> };
+    // Span "a" came twice (once each post): stored once.
     expect(state.spans).toMatchObject({
-      accepted: 4,
+      accepted: 3,
+      duplicates: 1,
       rejected: 2,
-      by_project: { 'team/own': 2, 'team/header': 2 },
+      by_project: { 'team/own': 1, 'team/header': 2 },
     });
   });
 

@@ -2,7 +2,7 @@
 // shows: raw-mode prompts, keys such as Ctrl-C and Ctrl-D, streaming as a person sees it. stdout and
 // stderr both land on the terminal, so the test reads one screen.
 
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { aipEnv, BIN } from './spawn.js';
 
 export const hasScript = spawnSync('sh', ['-c', 'command -v script']).status === 0;
@@ -20,6 +20,8 @@ export interface Terminal {
   waitFor(pattern: RegExp | string, from?: number, ms?: number): Promise<void>;
   exited: Promise<number | null>;
   kill(): void;
+  /** Sends a signal to aip itself (the process `script` runs), not to `script`. */
+  signal(signal: NodeJS.Signals): void;
 }
 
 export function startTerminal(args: string[], env: Record<string, string>): Terminal {
@@ -61,5 +63,13 @@ export function startTerminal(args: string[], env: Record<string, string>): Term
     },
     exited,
     kill: () => child.kill('SIGKILL'),
+    signal(signal) {
+      const pid = Number(
+        execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
+          .trim()
+          .split('\n')[0],
+      );
+      process.kill(pid, signal);
+    },
   };
 }

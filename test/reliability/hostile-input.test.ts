@@ -5,11 +5,11 @@
 // sending them.
 
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Transport, TransportRequest } from '../../src/api/transport.js';
 import { main } from '../../src/main.js';
 import { fakeIO } from '../helpers/io.js';
@@ -77,11 +77,18 @@ function expectHandled(
 }
 
 let fileCount = 0;
+const written: string[] = [];
+/** A file for one case; removed after the test (some are megabytes). */
 function file(content: string | Uint8Array, ext: string): string {
   const path = join(dir, `input-${fileCount++}.${ext}`);
   writeFileSync(path, content);
+  written.push(path);
   return path;
 }
+afterEach(() => {
+  for (const path of written.splice(0)) rmSync(path, { force: true });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A JSON value with an arbitrary path inside it replaced by another value. */
 function mutate(value: unknown, choices: number[], replacement: unknown): unknown {
@@ -112,20 +119,36 @@ function hostileFile(validLines: string[]): fc.Arbitrary<string | Uint8Array> {
     minLength: 0,
     maxLength: 6,
   });
+  const weighted = <T>(weight: number, arbitrary: fc.Arbitrary<T>) => ({ weight, arbitrary });
   return fc.oneof(
-    fc
-      .tuple(someLines, fc.constantFrom('\n', '\r\n'), fc.boolean(), fc.boolean())
-      .map(([lines, eol, bom, finalEol]) => `${bom ? '\uFEFF' : ''}${lines.join(eol)}${finalEol ? eol : ''}`),
-    fc.uint8Array({ maxLength: 400 }),
+    weighted(
+      20,
+      fc
+        .tuple(someLines, fc.constantFrom('\n', '\r\n'), fc.boolean(), fc.boolean())
+        .map(
+          ([lines, eol, bom, finalEol]) => `${bom ? '\uFEFF' : ''}${lines.join(eol)}${finalEol ? eol : ''}`,
+        ),
+    ),
+    weighted(8, fc.uint8Array({ maxLength: 400 })),
     // Invalid UTF-8 inside an otherwise valid line.
-    fc.tuple(line, fc.nat()).map(([l, at]) => {
-      const bytes = Buffer.from(l);
-      const i = at % bytes.length;
-      return Buffer.concat([bytes.subarray(0, i), Buffer.from([0xff, 0xc3, 0x28]), bytes.subarray(i)]);
-    }),
-    fc.json().map((j) => `[${j}]`),
-    fc.constant(''),
-    fc.integer({ min: 1, max: 3 }).map((mb) => `{"trajectories": "${'x'.repeat(mb * 1024 * 1024)}"}\n`),
+    weighted(
+      8,
+      fc.tuple(line, fc.nat()).map(([l, at]) => {
+        const bytes = Buffer.from(l);
+        const i = at % bytes.length;
+        return Buffer.concat([bytes.subarray(0, i), Buffer.from([0xff, 0xc3, 0x28]), bytes.subarray(i)]);
+      }),
+    ),
+    weighted(
+      8,
+      fc.json().map((j) => `[${j}]`),
+    ),
+    weighted(2, fc.constant('')),
+    // Megabyte lines: rarer than the rest (a case in ~50), as each is a file of megabytes.
+    weighted(
+      1,
+      fc.integer({ min: 1, max: 3 }).map((mb) => `{"trajectories": "${'x'.repeat(mb * 1024 * 1024)}"}\n`),
+    ),
   );
 }
 
@@ -153,8 +176,13 @@ describe('hostile files', () => {
   }, async () => {
     await fc.assert(
       fc.asyncProperty(hostileFile(GROUP_LINES), async (content) => {
-        const r = await run(['jobs', 'create', 'rl', '--model', UUID, '--file', file(content, 'jsonl')]);
+        const path = file(content, 'jsonl');
+        const valid = (await run(['jobs', 'validate', 'rl', path])).code === 0;
+        const r = await run(['jobs', 'create', 'rl', '--model', UUID, '--file', path]);
         expectHandled(r, [2, 3]);
+        // A file the validator refuses is refused by create too, before any request.
+        if (!valid) expect(r.requests).toHaveLength(0);
+        else expect(r.requests.map((q) => q.method)).toEqual(['POST']);
       }),
       { numRuns: RUNS / 5 },
     );
@@ -178,9 +206,13 @@ describe('hostile files', () => {
     const lines = [JSON.stringify(JSON.parse(SPANS))];
     await fc.assert(
       fc.asyncProperty(hostileFile(lines), async (content) => {
-        const r = await run(['traces', 'send', file(content, 'json')]);
+        const path = file(content, 'json');
+        const valid = (await run(['traces', 'send', '--dry-run', path])).code === 0;
+        const r = await run(['traces', 'send', path]);
         // 3: a valid file, sent, and the spy's 404.
         expectHandled(r, [2, 3]);
+        if (!valid) expect(r.requests).toHaveLength(0);
+        else expect(r.requests.length).toBeGreaterThan(0);
       }),
       { numRuns: RUNS },
     );
@@ -195,28 +227,56 @@ describe('hostile arguments', () => {
     fc.string({ maxLength: 20 }),
     fc.constantFrom('-1', '0', '1e309', 'NaN', 'Infinity', '', ' ', '9'.repeat(40), '0x10', '1_000'),
   );
-  const commands: Array<[string, (v: string) => string[]]> = [
-    ['checkpoints list --limit', (v) => ['checkpoints', 'list', UUID, '--limit', v]],
-    ['checkpoints list --order', (v) => ['checkpoints', 'list', UUID, '--order', v]],
-    ['events --limit', (v) => ['events', UUID, '--limit', v]],
-    ['events --interval', (v) => ['events', UUID, '--follow', '--interval', v]],
-    ['--timeout', (v) => ['--timeout', v, 'jobs', 'get', UUID]],
-    ['--max-retries', (v) => ['--max-retries', v, 'jobs', 'get', UUID]],
+  const whole = (min: number, max: number) => (v: string) =>
+    /^\d+$/.test(v) && Number(v) >= min && Number(v) <= max;
+  const seconds = (max: number) => (v: string) =>
+    /^\d+(\.\d+)?$/.test(v.trim()) && Number(v) > 0 && Number(v) <= max;
+  const oneOf =
+    (...values: string[]) =>
+    (v: string) =>
+      values.includes(v);
+  const finite = (v: string) => v.trim() !== '' && Number.isFinite(Number(v));
+  /** The command line for a value, and (where the rule is simple) whether the value is valid. */
+  const commands: Array<[string, (v: string) => string[], ((v: string) => boolean)?]> = [
+    ['checkpoints list --limit', (v) => ['checkpoints', 'list', UUID, '--limit', v], whole(1, 100)],
+    ['checkpoints list --order', (v) => ['checkpoints', 'list', UUID, '--order', v], oneOf('asc', 'desc')],
+    ['events --limit', (v) => ['events', UUID, '--limit', v], whole(1, 100)],
+    ['events --interval', (v) => ['events', UUID, '--follow', '--interval', v], seconds(3600)],
+    ['--timeout', (v) => ['--timeout', v, 'jobs', 'get', UUID], seconds(7 * 24 * 3600)],
+    [
+      '--max-retries',
+      (v) => ['--max-retries', v, 'jobs', 'get', UUID],
+      (v) => /^\d+$/.test(v.trim()) && Number(v) <= 10,
+    ],
     // chat's own values are checked before the SDK is loaded; a valid one would reach the SDK, which
-    // sends past this spy: chat values are checked with --continue to a path that cannot be written.
+    // sends past this spy: so chat stops at --continue to a path that cannot be written (exit 2 too).
     [
       'chat --temperature',
       (v) => ['chat', '-m', 'm', '--temperature', v, '--continue', '/nonexistent/t.jsonl', 'hi'],
+      finite,
     ],
     [
       'chat --max-tokens',
       (v) => ['chat', '-m', 'm', '--max-tokens', v, '--continue', '/nonexistent/t.jsonl', 'hi'],
+      whole(1, Number.MAX_SAFE_INTEGER),
     ],
-    ['chat --api', (v) => ['chat', '-m', 'm', '--api', v, '--continue', '/nonexistent/t.jsonl', 'hi']],
-    ['traces send --batch-spans', (v) => ['traces', 'send', '--dry-run', '--batch-spans', v, '-']],
+    [
+      'chat --api',
+      (v) => ['chat', '-m', 'm', '--api', v, '--continue', '/nonexistent/t.jsonl', 'hi'],
+      oneOf('inference', 'training'),
+    ],
+    [
+      'traces send --batch-spans',
+      (v) => ['traces', 'send', '--dry-run', '--batch-spans', v, '-'],
+      whole(1, 100_000),
+    ],
     ['traces send --batch-bytes', (v) => ['traces', 'send', '--dry-run', '--batch-bytes', v, '-']],
     ['traces span --start', (v) => ['traces', 'span', '--name', 'x', '--start', v]],
-    ['traces span --kind', (v) => ['traces', 'span', '--name', 'x', '--kind', v]],
+    [
+      'traces span --kind',
+      (v) => ['traces', 'span', '--name', 'x', '--kind', v],
+      oneOf('internal', 'server', 'client', 'producer', 'consumer'),
+    ],
     [
       'jobs create rl --learning-rate',
       (v) => [
@@ -234,20 +294,48 @@ describe('hostile arguments', () => {
     ],
     ['config set output', (v) => ['config', 'set', 'output', v]],
   ];
-  it(`${RUNS} option values: a usage error before anything is sent, or a run that ends as documented`, {
+  it(`${RUNS} option values: an invalid one is a usage error before anything is sent`, {
     timeout: 300_000,
   }, async () => {
+    let judged = 0;
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...commands), value, async ([, argv], v) => {
+      fc.asyncProperty(fc.constantFrom(...commands), value, async ([, argv, valid], v) => {
         const r = await run(argv(v), SPANS);
-        // 0/1/3: values that are valid, and the spy's 404 (or an event page it cannot give).
+        // 0/1/3/7: values that are valid, and the spy's 404 (or an event page it cannot give).
         expectHandled(r, [0, 1, 2, 3, 7]);
+        if (valid && !valid(v)) {
+          judged++;
+          expect(r.code, `${argv(v).join(' ')}: ${r.stderr}`).toBe(2);
+          expect(r.requests).toHaveLength(0);
+        }
       }),
       { numRuns: RUNS },
     );
+    expect(judged).toBeGreaterThan(RUNS / 4);
     // Values refused before sending, and values taken and sent.
     expect(outcomes()).toContain(2);
     expect(outcomes().some((code) => code > 100)).toBe(true);
+  });
+});
+
+describe('URL paths', () => {
+  it(`${RUNS} arbitrary values in a path segment stay one segment, exactly`, async () => {
+    const { joinUrl, p } = await import('../../src/api/url.js');
+    fc.assert(
+      fc.property(fc.string({ maxLength: 60 }), fc.string({ maxLength: 20 }), (id, after) => {
+        fc.pre(id !== '' && id !== '.' && id !== '..');
+        const url = joinUrl('https://training.example/v1', p`/preview/models/${id}/checkpoints`, { after });
+        // The raw URL, before any parser could fold it: five segments, the id the fourth.
+        const raw = url.slice('https://training.example'.length).split('?')[0]!;
+        const segments = raw.split('/');
+        expect(segments).toHaveLength(6);
+        expect(decodeURIComponent(segments[4]!)).toBe(id);
+        expect(new URL(url).pathname).toBe(raw);
+        expect(new URL(url).searchParams.get('after')).toBe(after);
+      }),
+      { numRuns: RUNS },
+    );
+    for (const bad of ['', '.', '..']) expect(() => p`/preview/models/${bad}`).toThrow(/invalid identifier/);
   });
 });
 

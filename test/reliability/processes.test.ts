@@ -3,7 +3,7 @@
 // terminal as it was), and long runs against an emulator that fails one request in ten.
 
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
@@ -102,6 +102,24 @@ describe('the config file', () => {
       `error: cannot write ${join(blocked, 'aip', 'config.json')}: ENOTDIR (not a directory)\n`,
     );
     expect(readFileSync(blocked, 'utf8')).toBe('a file where the directory should be');
+  });
+});
+
+describe('a read-only config directory', () => {
+  // Permissions do not stop root, which is what this machine runs the tests as.
+  it.skipIf(process.getuid?.() === 0)('is a one-line error, and the file is as it was', async () => {
+    const dir = tempConfigDir();
+    const file = join(dir, 'config.json');
+    writeFileSync(file, '{"profiles": {}}', { mode: 0o600 });
+    chmodSync(dir, 0o500);
+    try {
+      const r = await runAip(['config', 'set', 'project', 'a/b'], { env: { AIP_CONFIG_DIR: dir } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`^error: cannot write ${file}: EACCES`));
+      expect(readFileSync(file, 'utf8')).toBe('{"profiles": {}}');
+    } finally {
+      chmodSync(dir, 0o700);
+    }
   });
 });
 

@@ -4,10 +4,12 @@
 // whose purpose is to print it. The table below must name every command: a new one must be added.
 
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Context } from '../../src/context.js';
 import { buildProgram } from '../../src/program.js';
+import { forgetSecrets } from '../../src/secrets.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startTestEmulator, TEST_KEY, type TestEmulator } from '../helpers/emulator.js';
 import { fakeIO } from '../helpers/io.js';
@@ -173,8 +175,17 @@ describe('the key never shows', () => {
     it(`in any command's output: ${mode.name}`, { timeout: 120_000 }, async () => {
       for (const [name, make] of Object.entries(COMMANDS)) {
         await emu.control('DELETE', '/faults');
+        // A failing server that echoes the credentials it was sent, in every form.
         if (mode.fail)
-          await emu.fault({ path: '/**', status: 500, times: 1000, body: { detail: `echo ${TEST_KEY}?` } });
+          await emu.fault({
+            path: '/**',
+            status: 500,
+            times: 1000,
+            body: { detail: `echo ${TEST_KEY} / Basic ${BASIC} / ${BEARER_HEADER}` },
+          });
+        // Each run must find (and so mask) the key itself: what an earlier run learnt is forgotten.
+        forgetSecrets();
+        const tempBefore = new Set(readdirSync(tmpdir()));
         const configDir = tempConfigDir();
         const { argv, stdin } = make();
         const r = await runCli([...mode.flags, ...argv], {
@@ -194,11 +205,32 @@ describe('the key never shows', () => {
           }
           expect(content, `${path} written by ${name}`).not.toContain(TEST_KEY);
         }
+        // Nothing left in the temporary directory (the traces spool removes itself).
+        const left = readdirSync(tmpdir()).filter((f) => !tempBefore.has(f) && f.startsWith('aip-traces-'));
+        expect(left, `${name} (${mode.name})`).toEqual([]);
         if (!mode.fail) codes.set(name, r.code);
         scanned++;
       }
     });
   }
+
+  it('not even in Basic form, from a server that echoes the credentials back', async () => {
+    await emu.control('DELETE', '/faults');
+    await emu.fault({
+      path: '/trace/**',
+      status: 403,
+      times: 10,
+      body: { detail: `credentials not accepted: Basic ${BASIC}` },
+    });
+    forgetSecrets();
+    const r = await runCli(['traces', 'span', '--name', 'x'], {
+      env: { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' },
+    });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toMatch(/credentials not accepted: Basic \*\*\*\*/);
+    expect(r.stderr).not.toContain(BASIC.replace(/=+$/, ''));
+    await emu.control('DELETE', '/faults');
+  });
 
   it('except from auth token, which prints it to stdout only, as asked', async () => {
     const r = await runCli(['--debug', 'auth', 'token'], {

@@ -13,7 +13,7 @@ import type { ChatTracer } from '../../chat/trace.js';
 import { saveTranscript } from '../../chat/transcript.js';
 import type { ChatApi, ChatMessage } from '../../chat/types.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
 import { report } from '../../report.js';
 import { usageLine } from './chat.js';
 
@@ -201,13 +201,24 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
     }
   };
 
-  return new Promise<void>((resolve) => {
+  return new Promise<void>((resolve, reject) => {
     /** Lines typed while a reply or a command was running: their turn comes after it. */
     const queue: Array<{ line: string; typedAhead: boolean }> = [];
     let busy = false;
+    let terminated = false;
+    // SIGTERM (a session being closed, a runner cancelling): the reply stops, the conversation is
+    // left as it would be by Ctrl-D, and aip exits 143.
+    const onTerminate = () => {
+      terminated = true;
+      ctx.stopSignal = 'SIGTERM';
+      rl.close();
+    };
+    ctx.deps.signals.once('SIGTERM', onTerminate);
     const finish = () => {
+      ctx.deps.signals.off('SIGTERM', onTerminate);
       io.errWrite('\n');
-      resolve();
+      if (terminated) reject(new InterruptedError(undefined, 'SIGTERM'));
+      else resolve();
     };
 
     /** One line of input: a message, part of a """ block, or a /command. True means leave. */

@@ -91,6 +91,7 @@ function ingest(x: Exchange): void {
         end: extent.end,
         project: `${project.entity}/${project.project}`,
         spans: extent.spans,
+        keys: extent.keys,
       });
     }
   }

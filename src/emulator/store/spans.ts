@@ -14,6 +14,10 @@ export interface StoredPart {
   end: number;
   project: string;
   spans: number;
+  /** Trace id + span id of each span, in order. */
+  keys: string[];
+  /** Spans of the part that the store had already (sent again): not counted, not shown. */
+  repeated?: Set<number>;
 }
 
 interface StoredRequest {
@@ -49,6 +53,9 @@ export class SpanStore {
   rejected = 0;
   /** Spans let go to stay under the limit. */
   dropped = 0;
+  /** Spans received again (the same trace and span id): kept once, as the platform keys spans. */
+  duplicates = 0;
+  private readonly seen = new Set<string>();
   readonly byProject = new Map<string, number>();
 
   add(requestId: string, bytes: Uint8Array, parts: StoredPart[]): void {
@@ -56,8 +63,20 @@ export class SpanStore {
     this.requests.push({ requestId, receivedAt: new Date().toISOString(), bytes, parts });
     this.storedBytes += bytes.length;
     for (const part of parts) {
-      this.accepted += part.spans;
-      this.byProject.set(part.project, (this.byProject.get(part.project) ?? 0) + part.spans);
+      let fresh = 0;
+      part.keys.forEach((key, i) => {
+        const id = `${part.project} ${key}`;
+        if (this.seen.has(id)) {
+          this.duplicates++;
+          part.repeated ??= new Set();
+          part.repeated.add(i);
+        } else {
+          this.seen.add(id);
+          fresh++;
+        }
+      });
+      this.accepted += fresh;
+      this.byProject.set(part.project, (this.byProject.get(part.project) ?? 0) + fresh);
     }
     while (this.storedBytes > MAX_STORED_BYTES && this.requests.length > 1) {
       const old = this.requests.shift()!;
@@ -75,9 +94,11 @@ export class SpanStore {
         if (q.project && part.project !== q.project) continue;
         const rs = ResourceSpansCodec.decode(request.bytes.subarray(part.start, part.end));
         const resource = resourceToJson(rs.resource ?? {});
+        let index = 0;
         for (const ss of rs.scopeSpans) {
           const scope = scopeToJson(ss.scope ?? {});
           for (const span of ss.spans) {
+            if (part.repeated?.has(index++)) continue;
             const json = spanToJson(span);
             if (q.traceId && json.traceId !== q.traceId) continue;
             if (q.name && json.name !== q.name) continue;
@@ -106,6 +127,7 @@ export class SpanStore {
       accepted: this.accepted,
       rejected: this.rejected,
       dropped: this.dropped,
+      duplicates: this.duplicates,
       requests: this.requests.length,
       stored_bytes: this.storedBytes,
       by_project: Object.fromEntries(this.byProject),
@@ -118,6 +140,8 @@ export class SpanStore {
     this.accepted = 0;
     this.rejected = 0;
     this.dropped = 0;
+    this.duplicates = 0;
+    this.seen.clear();
     this.byProject.clear();
   }
 }
