@@ -573,6 +573,19 @@ describe('waiting, the hard cases', () => {
     }
   });
 
+  it('a --timeout finer than a millisecond is a 1 ms timeout, not a crash', async () => {
+    const created = (
+      await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', groupsFile(), '-q'])
+    ).stdout.trim();
+    await emu.fault({ path: `/training/v1/preview/training-jobs/${created}`, delay_ms: 200, times: 10 });
+    const get = await run(['--timeout', '0.000001', '--max-retries', '0', 'jobs', 'get', created]);
+    expect(get.stderr).toMatch(/^error: .*timed out after 0\.001s/);
+    expect(get.stderr).not.toMatch(/unexpected failure/);
+    const wait = await run(['--timeout', '0.0005', 'jobs', 'wait', created], { realSleep: true });
+    expect(wait.code).toBe(7);
+    expect(wait.stderr).not.toMatch(/unexpected failure/);
+  });
+
   it('--timeout ends a wait that only meets errors, at the deadline', async () => {
     const created = (
       await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', groupsFile(), '-q'])

@@ -142,7 +142,8 @@ export class HttpClient {
     for (let retry = 0; ; retry++) {
       const canRetry = retry < (req.retries ?? o.maxRetries);
       const timeoutMs = req.timeoutMs ?? o.timeoutMs;
-      const timeout = AbortSignal.timeout(timeoutMs);
+      // Whole milliseconds: AbortSignal.timeout throws on a fraction (a deadline's remainder can be one).
+      const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)));
       const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
       let response: TransportResponse;
       try {
