@@ -11,6 +11,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Builds dist/ once, for the few tests that spawn bin/aip.js.
     globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/fast-check-seed.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },
