@@ -2,12 +2,56 @@
 // `node`: the entry holds only what every run needs (commander, the command tree), and each command's
 // code and heavy dependencies (conf, ora, openai, the emulator) land in chunks loaded on first use.
 import { readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+/**
+ * Start-up loads one chunk, not a dozen. esbuild puts a module shared by entries into the chunk of
+ * exactly the entries that reach it, and every lazily imported file is an entry of its own: so the
+ * modules that start-up needs (commander, chalk, the command tree, settings, errors) were spread over
+ * a dozen chunks, as different commands share different parts of them, and each ES module file costs
+ * Node ~0.5–1 ms to load. Making every lazily imported file also import main.ts gives all of those
+ * modules the same set of entries, so they land in one chunk. Nothing more is loaded at start-up (the
+ * same modules, in one file), and a command's chunk finds main's modules already evaluated. The
+ * traces worker is left alone: it must not load the command tree.
+ */
+function startupInOneChunk() {
+  const main = join(root, 'src', 'main.ts');
+  const lazySources = [join(root, 'src', 'commands'), join(root, 'src', 'chat')];
+  return {
+    name: 'startup-in-one-chunk',
+    setup(build) {
+      const dynamicTargets = new Set();
+      build.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.kind !== 'dynamic-import' || args.pluginData?.resolving || args.path.startsWith('node:'))
+          return undefined;
+        const resolved = await build.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: { resolving: true },
+        });
+        if (!resolved.errors.length && !resolved.external) dynamicTargets.add(resolved.path);
+        return resolved.errors.length ? undefined : resolved;
+      });
+      build.onLoad({ filter: /\.(ts|js|mjs|cjs)$/ }, (args) => {
+        const lazy =
+          dynamicTargets.has(args.path) || lazySources.some((dir) => args.path.startsWith(dir + sep));
+        if (!lazy || args.path === main) return undefined;
+        const source = readFileSync(args.path, 'utf8');
+        return {
+          contents: `${source}\nimport ${JSON.stringify(main)};\n`,
+          loader: args.path.endsWith('.ts') ? 'ts' : 'js',
+          resolveDir: dirname(args.path),
+        };
+      });
+    },
+  };
+}
 
 export async function buildAip({ quiet = false } = {}) {
   rmSync(join(root, 'dist'), { recursive: true, force: true });
@@ -33,6 +77,7 @@ export async function buildAip({ quiet = false } = {}) {
       js: "import { createRequire as __aipCreateRequire } from 'node:module'; const require = __aipCreateRequire(import.meta.url);",
     },
     logLevel: quiet ? 'error' : 'warning',
+    plugins: [startupInOneChunk()],
   });
   return result;
 }

@@ -1,0 +1,60 @@
+// What start-up loads (the cost of every command is Node's start plus this): a timing would be noise
+// here, so the test checks the files instead. `--help` loads the entry and the one chunk of the
+// command tree (build.mjs keeps those modules together), and none of the heavy dependencies, which
+// belong to the commands that use them.
+
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { tempConfigDir } from '../helpers/cli.js';
+import { aipEnv, BIN } from '../helpers/spawn.js';
+
+const LOADER = new URL('../helpers/log-loads.mjs', import.meta.url).href;
+
+/** The dist/ files `aip <args>` loads, relative to dist/. */
+function loads(args: string[]): string[] {
+  const r = spawnSync(process.execPath, ['--no-warnings', '--experimental-loader', LOADER, BIN, ...args], {
+    env: aipEnv({ AIP_CONFIG_DIR: tempConfigDir() }),
+    encoding: 'utf8',
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return [...r.stderr.matchAll(/^aip-test-load (\S+)$/gm)]
+    .map((m) => fileURLToPath(m[1]!))
+    .filter((path) => path.includes('/dist/'))
+    .map((path) => path.slice(path.lastIndexOf('/dist/') + 6));
+}
+
+/** The source files bundled into the dist/ files given, from their source maps. */
+function sources(files: string[]): string[] {
+  const dist = new URL('../../dist/', import.meta.url);
+  return files.flatMap(
+    (file) =>
+      (JSON.parse(readFileSync(new URL(`${file}.map`, dist), 'utf8')) as { sources: string[] }).sources,
+  );
+}
+
+const HEAVY =
+  /node_modules\/(conf|ora|openai|protobufjs|@opentelemetry)\/|src\/emulator\/(?!defaults\.ts)|src\/traces\//;
+
+describe('start-up', () => {
+  it('--version loads nothing from dist/ (the entry answers it)', () => {
+    expect(loads(['--version'])).toEqual([]);
+  });
+
+  it('--help loads the entry and at most two chunks, with commander and the tree but nothing heavy', () => {
+    const files = loads(['--help']);
+    expect(files[0]).toBe('main.js');
+    expect(files.length).toBeLessThanOrEqual(3);
+    const bundled = sources(files);
+    expect(bundled.some((s) => s.includes('node_modules/commander/'))).toBe(true);
+    expect(bundled.some((s) => s.endsWith('src/program.ts'))).toBe(true);
+    expect(bundled.filter((s) => HEAVY.test(s))).toEqual([]);
+  });
+
+  it('config list adds only its own code: no conf (loaded for writes) and nothing heavy', () => {
+    const files = loads(['config', 'list']);
+    expect(files.length).toBeLessThanOrEqual(6);
+    expect(sources(files).filter((s) => HEAVY.test(s))).toEqual([]);
+  });
+});
