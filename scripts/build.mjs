@@ -38,11 +38,15 @@ function startupInOneChunk() {
         if (!resolved.errors.length && !resolved.external) dynamicTargets.add(resolved.path);
         return resolved.errors.length ? undefined : resolved;
       });
-      build.onLoad({ filter: /\.(ts|js|mjs|cjs)$/ }, (args) => {
+      // Not .cjs: an import statement would turn a CommonJS file into an ES module.
+      build.onLoad({ filter: /\.(ts|js|mjs)$/ }, (args) => {
         const lazy =
           dynamicTargets.has(args.path) || lazySources.some((dir) => args.path.startsWith(dir + sep));
         if (!lazy || args.path === main) return undefined;
         const source = readFileSync(args.path, 'utf8');
+        // A dependency's file that is CommonJS is left as it is (the start-up test would notice a chunk more).
+        if (!args.path.startsWith(join(root, 'src') + sep) && !/^\s*(import|export)\s/m.test(source))
+          return undefined;
         return {
           contents: `${source}\nimport ${JSON.stringify(main)};\n`,
           loader: args.path.endsWith('.ts') ? 'ts' : 'js',
@@ -84,10 +88,19 @@ export async function buildAip({ quiet = false } = {}) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const result = await buildAip();
-  const outputs = Object.entries(result.metafile.outputs).filter(([f]) => f.endsWith('.js'));
-  const total = outputs.reduce((n, [, o]) => n + o.bytes, 0);
-  const entry = outputs.find(([f]) => f === 'dist/main.js');
+  const { outputs } = result.metafile;
+  const files = Object.keys(outputs).filter((f) => f.endsWith('.js'));
+  const total = files.reduce((n, f) => n + outputs[f].bytes, 0);
+  // What every run loads: the entry and the chunks it imports statically.
+  const startup = new Set();
+  const visit = (file) => {
+    if (startup.has(file) || !outputs[file]) return;
+    startup.add(file);
+    for (const i of outputs[file].imports) if (i.kind === 'import-statement') visit(i.path);
+  };
+  visit('dist/main.js');
+  const startupBytes = [...startup].reduce((n, f) => n + outputs[f].bytes, 0);
   console.error(
-    `built dist/: ${outputs.length} files, ${(total / 1024).toFixed(0)} KiB (entry ${((entry?.[1].bytes ?? 0) / 1024).toFixed(0)} KiB)`,
+    `built dist/: ${files.length} files, ${(total / 1024).toFixed(0)} KiB; start-up loads ${startup.size} of them, ${(startupBytes / 1024).toFixed(0)} KiB`,
   );
 }
