@@ -5,6 +5,7 @@
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
@@ -37,6 +38,17 @@ function sources(files: string[]): string[] {
 const HEAVY =
   /node_modules\/(conf|ora|openai|protobufjs|@opentelemetry)\/|src\/emulator\/(?!defaults\.ts)|src\/traces\//;
 
+/** A dist/ file and the files it imports statically, relative to dist/. */
+function staticClosure(file: string, seen = new Set<string>()): string[] {
+  if (seen.has(file)) return [...seen];
+  seen.add(file);
+  const code = readFileSync(new URL(`../../dist/${file}`, import.meta.url), 'utf8');
+  for (const m of code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[^'"]*?from\s*)?["'](\.[^"']+)["']/g)) {
+    staticClosure(join(dirname(file), m[1]!), seen);
+  }
+  return [...seen];
+}
+
 describe('start-up', () => {
   it('--version loads nothing from dist/ (the entry answers it)', () => {
     expect(loads(['--version'])).toEqual([]);
@@ -50,6 +62,12 @@ describe('start-up', () => {
     expect(bundled.some((s) => s.includes('node_modules/commander/'))).toBe(true);
     expect(bundled.some((s) => s.endsWith('src/program.ts'))).toBe(true);
     expect(bundled.filter((s) => HEAVY.test(s))).toEqual([]);
+  });
+
+  it('the traces worker starts without the command tree (the build ties only commands to main)', () => {
+    const bundled = sources(staticClosure('traces-worker.js'));
+    expect(bundled.some((s) => s.endsWith('src/traces/worker.ts'))).toBe(true);
+    expect(bundled.filter((s) => /node_modules\/commander\/|src\/(main|program)\.ts$/.test(s))).toEqual([]);
   });
 
   it('config list adds only its own code: no conf (loaded for writes) and nothing heavy', () => {
