@@ -1,6 +1,7 @@
 // Bundles src/ into dist/ with esbuild. One bundle with code splitting keeps start-up close to bare
-// `node`: the entry holds only what every run needs (commander, the command tree), and each command's
-// code and heavy dependencies (conf, ora, openai, the emulator) land in chunks loaded on first use.
+// `node`: the entry and its one chunk hold only what every run needs (commander, the command tree),
+// and each command's code and heavy dependencies (conf, ora, openai, the emulator) land in chunks
+// loaded on first use.
 import { readFileSync, rmSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,8 +17,10 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
  * a dozen chunks, as different commands share different parts of them, and each ES module file costs
  * Node ~0.5–1 ms to load. Making every lazily imported file also import main.ts gives all of those
  * modules the same set of entries, so they land in one chunk. Nothing more is loaded at start-up (the
- * same modules, in one file), and a command's chunk finds main's modules already evaluated. The
- * traces worker is left alone: it must not load the command tree.
+ * same modules, in one file), and a command's chunk finds main's modules already evaluated. Every
+ * file under src/commands and src/chat gets the import, whatever order esbuild loads them in (for the
+ * register files, which start-up loads anyway, it is a harmless cycle). The traces worker is left
+ * alone: it must not load the command tree.
  */
 function startupInOneChunk() {
   const main = join(root, 'src', 'main.ts');
