@@ -153,27 +153,10 @@ try {
       maxMs: 5,
     },
   );
-  traces = await measureTraces({
-    node,
-    root,
-    bin,
-    origin,
-    key: 'aip-emulator-local-key',
-    env: withoutCa,
-    dir: configDir,
-    spans: traceSpans,
-    largeSpans: largeTraceSpans,
-    runs: 3,
-  });
-  events = await measureEvents({
-    node,
-    root,
-    bin,
-    origin,
-    key: 'aip-emulator-local-key',
-    env: withoutCa,
-    dir: configDir,
-  });
+  // What every long-running workload needs: the built CLI, the emulator and a scratch directory.
+  const workload = { node, root, bin, origin, key: 'aip-emulator-local-key', env: withoutCa, dir: configDir };
+  traces = await measureTraces({ ...workload, spans: traceSpans, largeSpans: largeTraceSpans, runs: 3 });
+  events = await measureEvents(workload);
   validation = await measureValidate({ node, root, bin, env: withoutCa, dir: configDir, mb: validateMb });
   const sent = `aip traces send: ${traceSpans.toLocaleString('en-US')} spans`;
   const where = `${traces.fileMb.toFixed(0)} MB JSONL, ${traces.workers} workers`;

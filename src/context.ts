@@ -76,9 +76,8 @@ export class Context {
     return this.globals.json === true || this.settings.get('output') === 'json';
   }
 
-  /** Whole milliseconds, at least 1: timers take nothing finer (--timeout 0.0001 is 1 ms). */
   get timeoutMs(): number {
-    return Math.max(1, Math.ceil((this.globals.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000));
+    return (this.globals.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
   }
 
   serviceUrl(service: Service): string {

@@ -141,9 +141,10 @@ export class HttpClient {
 
     for (let retry = 0; ; retry++) {
       const canRetry = retry < (req.retries ?? o.maxRetries);
-      const timeoutMs = req.timeoutMs ?? o.timeoutMs;
-      // Whole milliseconds: AbortSignal.timeout throws on a fraction (a deadline's remainder can be one).
-      const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)));
+      // Whole milliseconds, at least 1: AbortSignal.timeout throws on a fraction (--timeout 0.0001, or
+      // what is left of a deadline).
+      const timeoutMs = Math.max(1, Math.ceil(req.timeoutMs ?? o.timeoutMs));
+      const timeout = AbortSignal.timeout(timeoutMs);
       const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
       let response: TransportResponse;
       try {
