@@ -10,5 +10,11 @@ export const INFERENCE_MODELS = [
   'deepseek-ai/DeepSeek-V3.1',
 ] as const;
 
+/**
+ * Models that refuse `logprobs: true` with a 422: the contract says logprobs are model-dependent
+ * (api-contract.md §3.3), so one model of the catalog lacks them, and that answer can be met offline.
+ */
+export const LOGPROBS_UNSUPPORTED = ['deepseek-ai/DeepSeek-V3.1'] as const;
+
 /** 2025-01-01T00:00:00Z: a fixed `created`, so that answers are the same on every run. */
 export const CATALOG_CREATED = 1_735_689_600;

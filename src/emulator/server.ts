@@ -36,6 +36,8 @@ export interface EmulatorOptions {
   stepMs?: number;
   /** Time between streamed chat tokens. */
   tokenMs?: number;
+  /** Training API chat streams when asked (the published document says JSON only; off by default). */
+  trainingChatStream?: boolean;
   /** One line per request (status, method, path, time). */
   log?: (line: string) => void;
 }
@@ -128,6 +130,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     seed: options.seed,
     stepMs: options.stepMs,
     tokenMs: options.tokenMs,
+    trainingChatStream: options.trainingChatStream,
   });
   const faults = new FaultStore();
   const requests = new RequestLog();

@@ -25,12 +25,24 @@ export class EmulatorState {
   readonly spans = new SpanStore();
   /** Time between the tokens of a streamed chat reply. */
   tokenMs: number;
+  /**
+   * Whether Training API chat answers `stream: true` with server-sent events. Off by default: the
+   * published document gives that operation a JSON answer only (routes/chat.ts).
+   */
+  readonly trainingChatStream: boolean;
 
   constructor(
     apiKeys: readonly string[],
-    options: { team?: string; seed?: number; stepMs?: number; tokenMs?: number } = {},
+    options: {
+      team?: string;
+      seed?: number;
+      stepMs?: number;
+      tokenMs?: number;
+      trainingChatStream?: boolean;
+    } = {},
   ) {
     this.tokenMs = options.tokenMs ?? DEFAULT_TOKEN_MS;
+    this.trainingChatStream = options.trainingChatStream ?? false;
     this.keys = new Map(apiKeys.map((key) => [key, options.team ?? EMULATOR_DEFAULT_TEAM]));
     this.jobs = new JobStore(this.models, options.seed ?? 0, options.stepMs ?? DEFAULT_STEP_MS);
   }

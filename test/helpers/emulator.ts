@@ -18,7 +18,7 @@ export interface TestEmulator extends RunningEmulator {
 
 /** Jobs step every 2 ms unless a test asks otherwise: fast, and still a schedule. */
 export async function startTestEmulator(
-  options: { stepMs?: number; seed?: number; tokenMs?: number } = {},
+  options: { stepMs?: number; seed?: number; tokenMs?: number; trainingChatStream?: boolean } = {},
 ): Promise<TestEmulator> {
   const emu = await startEmulator({
     port: 0,
@@ -26,6 +26,7 @@ export async function startTestEmulator(
     stepMs: options.stepMs ?? 2,
     tokenMs: options.tokenMs ?? 0,
     seed: options.seed,
+    trainingChatStream: options.trainingChatStream,
   });
   const control = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${emu.origin}/_emulator${path}`, {

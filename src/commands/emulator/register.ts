@@ -27,6 +27,7 @@ export interface EmulatorStartOptions {
   stepMs?: number;
   tokenMs?: number;
   seed?: number;
+  trainingChatStream?: boolean;
 }
 
 export function registerEmulator(program: Command, ctx: Context): void {
@@ -42,6 +43,10 @@ export function registerEmulator(program: Command, ctx: Context): void {
     .option('--step-ms <ms>', 'time per step of an emulated training job (default 300)', parseWhole)
     .option('--token-ms <ms>', 'time between the tokens of a streamed chat reply (default 20)', parseWhole)
     .option('--seed <n>', 'seed of job ids and metrics: the same seed, the same jobs (default 0)', parseWhole)
+    .option(
+      '--training-chat-stream',
+      'answer stream: true on the Training API with server-sent events (the published contract says JSON only)',
+    )
     .option('--detach', 'run in the background; stop it with `aip emulator stop`')
     .action(async (opts: EmulatorStartOptions) => {
       const { runEmulator } = await import('./start.js');

@@ -34,6 +34,7 @@ async function listen(ctx: Context, opts: EmulatorStartOptions, keys: string[]):
       stepMs: opts.stepMs,
       tokenMs: opts.tokenMs,
       seed: opts.seed,
+      trainingChatStream: opts.trainingChatStream,
       log: io.quiet ? undefined : (line) => io.err(line),
     });
   } catch (error) {
@@ -102,6 +103,7 @@ async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<vo
   if (opts.stepMs !== undefined) args.push('--step-ms', String(opts.stepMs));
   if (opts.seed !== undefined) args.push('--seed', String(opts.seed));
   if (opts.tokenMs !== undefined) args.push('--token-ms', String(opts.tokenMs));
+  if (opts.trainingChatStream) args.push('--training-chat-stream');
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', log, log, 'ipc'],

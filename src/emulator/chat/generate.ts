@@ -3,7 +3,7 @@
 
 import { seededRandom, seedFrom } from '../random.js';
 
-const WORDS = (
+export const WORDS = (
   'the a model reward policy gradient step checkpoint answer question token context signal value ' +
   'learning rate batch trajectory sample group result training run loss improves quickly steadily ' +
   'carefully here there this that we it should could would can will good better best clear short ' +
@@ -36,13 +36,18 @@ export function promptTokens(messages: ReadonlyArray<Record<string, unknown>>): 
   return 3 + messages.reduce((sum, m) => sum + 4 + countTokens(messageText(m)), 0);
 }
 
-/** The reply as tokens: each a word with the space before it ("Hello", " there", ","…). */
+/**
+ * The reply as tokens: each a word with the space before it ("Hello", " there", ","…). With `n` > 1
+ * each choice is sampled anew (choice 0 is the reply a request for one choice gets).
+ */
 export function generateTokens(
   model: string,
   messages: ReadonlyArray<Record<string, unknown>>,
   temperature: number | undefined,
+  choice = 0,
 ): string[] {
-  const random = seededRandom(seedFrom(JSON.stringify([model, messages, temperature ?? null])));
+  const seed = [model, messages, temperature ?? null, ...(choice > 0 ? [choice] : [])];
+  const random = seededRandom(seedFrom(JSON.stringify(seed)));
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const topic = messageText(lastUser ?? {})
     .trim()

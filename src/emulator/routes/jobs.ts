@@ -3,6 +3,7 @@
 
 import { createSftTrainingJob, createTrainingJob } from '../../validate/jobs-schema.js';
 import type { Exchange } from '../exchange.js';
+import { pageAfter, pageQuery } from '../paging.js';
 import type { EmulatedJob, JobKind } from '../store/jobs.js';
 import { QueryReader, validBody } from '../validation.js';
 import type { EmulatorRouter } from './types.js';
@@ -99,33 +100,12 @@ export function registerJobRoutes(router: EmulatorRouter): void {
   router.add('GET', '/training/v1/preview/training-jobs/:training_job_id/events', {
     run: (x) => {
       const query = new QueryReader(x);
-      const limit = query.int('limit', { min: 1, max: 100, fallback: 20 });
-      const after = query.string('after');
+      const cursor = pageQuery(query);
       if (query.answer()) return;
       const job = jobOf(x);
       if (!job) return;
-      let start = 0;
-      if (after !== undefined) {
-        const index = job.events.findIndex((e) => e.id === after);
-        if (index === -1) {
-          return x.invalid([
-            {
-              type: 'value_error',
-              loc: ['query', 'after'],
-              msg: `Value error, no event ${after} in this job`,
-            },
-          ]);
-        }
-        start = index + 1;
-      }
-      const data = job.events.slice(start, start + limit);
-      x.send(200, {
-        object: 'list',
-        data,
-        first_id: data[0]?.id ?? '',
-        last_id: data.at(-1)?.id ?? '',
-        has_more: start + limit < job.events.length,
-      });
+      const page = pageAfter(x, job.events, cursor, { item: 'event', owner: 'job' });
+      if (page) x.send(200, page);
     },
   });
 }

@@ -5,7 +5,8 @@ import type { ModelCreate } from '../../api/types.js';
 import { arr, bool, int, nullable, obj, str } from '../../validate/schema.js';
 import { trajectoryGroup } from '../../validate/trajectory.js';
 import type { Exchange } from '../exchange.js';
-import type { EmulatedCheckpoint, EmulatedModel } from '../store/models.js';
+import { pageAfter, pageQuery } from '../paging.js';
+import type { EmulatedModel } from '../store/models.js';
 import { TRAINABLE_BASE_MODELS } from '../store/models.js';
 import { QueryReader, validBody } from '../validation.js';
 import type { EmulatorRouter } from './types.js';
@@ -33,17 +34,6 @@ function modelOf(x: Exchange): EmulatedModel | undefined {
   const model = x.state.models.models.get(x.params.model_id!);
   if (!model) x.error(404, `Model ${x.params.model_id} not found`);
   return model;
-}
-
-function page(items: EmulatedCheckpoint[], limit: number) {
-  const data = items.slice(0, limit);
-  return {
-    object: 'list',
-    data,
-    first_id: data[0]?.id ?? '',
-    last_id: data.at(-1)?.id ?? '',
-    has_more: items.length > limit,
-  };
 }
 
 export function registerModelRoutes(router: EmulatorRouter): void {
@@ -97,29 +87,15 @@ export function registerModelRoutes(router: EmulatorRouter): void {
   router.add('GET', '/training/v1/preview/models/:model_id/checkpoints', {
     run: (x) => {
       const query = new QueryReader(x);
-      const limit = query.int('limit', { min: 1, max: 100, fallback: 20 });
+      const cursor = pageQuery(query);
       const order = query.oneOf('order', ['asc', 'desc'] as const, 'asc');
-      const after = query.string('after');
       if (query.answer()) return;
       const model = modelOf(x);
       if (!model) return;
       const sorted = [...x.state.models.checkpointsOf(model.id)];
       if (order === 'desc') sorted.reverse();
-      let start = 0;
-      if (after !== undefined) {
-        const index = sorted.findIndex((c) => c.id === after);
-        if (index === -1) {
-          return x.invalid([
-            {
-              type: 'value_error',
-              loc: ['query', 'after'],
-              msg: `Value error, no checkpoint ${after} in this model`,
-            },
-          ]);
-        }
-        start = index + 1;
-      }
-      x.send(200, page(sorted.slice(start), limit));
+      const page = pageAfter(x, sorted, cursor, { item: 'checkpoint', owner: 'model' });
+      if (page) x.send(200, page);
     },
   });
 
