@@ -18,9 +18,6 @@ import type {
 } from './types.js';
 import { p } from './url.js';
 
-/** system-check answers 503 when a component fails; that answer is a result, not an error to retry. */
-export type SystemCheckBody = Record<string, unknown>;
-
 /**
  * The creates of training jobs, as requests: sent with TrainingClient.send (a POST, never retried once
  * it may have reached the server, so never two jobs) or shown by --dry-run.
@@ -45,12 +42,16 @@ export interface CheckpointQuery {
 export class TrainingClient {
   constructor(readonly http: HttpClient) {}
 
-  async systemCheck(): Promise<HttpResponse<SystemCheckBody | string | undefined>> {
+  /**
+   * Any JSON (its shape is unpublished), or text. A 503 says a component failed: that answer is a
+   * result to show, not an error to retry.
+   */
+  async systemCheck(): Promise<HttpResponse<unknown>> {
     return this.http.request({
       method: 'GET',
       path: '/system-check',
       auth: false,
-      accept: (status) => status === 200 || status === 503,
+      accept: (status) => (status >= 200 && status < 300) || status === 503,
     });
   }
 

@@ -2,6 +2,10 @@
 // the moment it arrives; a stream that ends without a finish reason (cut short) is an error, after
 // the text that did arrive has been handed on. The SDK's timeout covers only the wait for the answer
 // to begin, so a stream that stalls part-way is ended here, after --timeout without a chunk.
+//
+// A server may answer a request to stream with one JSON completion instead: the Training API's
+// published document gives chat no other answer (api-contract.md §2.3, §6.4). That answer is taken
+// whole, and its text handed on at once, as if it had streamed in one piece.
 
 import type OpenAI from 'openai';
 import { openaiClient, sdkCall } from '../api/openai.js';
@@ -30,6 +34,32 @@ export interface ChatOutcome {
   interrupted: boolean;
 }
 
+/** The reply's text: a string content, or the text parts of a content list; "" for anything else. */
+export function replyText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => (typeof part?.text === 'string' && part.type !== 'refusal' ? part.text : ''))
+    .join('');
+}
+
+/** What a whole completion says, read without trusting its shape (it came from a server). */
+function outcomeOf(completion: OpenAI.Chat.ChatCompletion): ChatOutcome {
+  const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+  const usage = completion?.usage;
+  return {
+    content: replyText(choice?.message?.content),
+    finishReason: typeof choice?.finish_reason === 'string' ? choice.finish_reason : null,
+    usage: usage && typeof usage.prompt_tokens === 'number' ? usage : undefined,
+    model: typeof completion?.model === 'string' ? completion.model : undefined,
+    completion,
+    interrupted: false,
+  };
+}
+
+const isEventStream = (response: Response) =>
+  /event-stream/i.test(response.headers.get('content-type') ?? '');
+
 export async function complete(
   ctx: Context,
   request: ChatRequest,
@@ -48,15 +78,7 @@ export async function complete(
       const completion = await sdkCall(request.api, where, () =>
         client.chat.completions.create({ ...body, stream: false }, { signal: options.signal }),
       );
-      const choice = completion.choices[0];
-      return {
-        content: choice?.message?.content ?? '',
-        finishReason: choice?.finish_reason ?? null,
-        usage: completion.usage,
-        model: completion.model,
-        completion,
-        interrupted: false,
-      };
+      return outcomeOf(completion);
     } catch (error) {
       if (aborted()) return { content: '', finishReason: null, usage: undefined, interrupted: true };
       throw error;
@@ -66,6 +88,7 @@ export async function complete(
   let finishReason: string | null = null;
   let usage: Usage | undefined;
   let model: string | undefined;
+  let whole: ChatOutcome | undefined;
   const idle = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const quiet = () => {
@@ -79,22 +102,27 @@ export async function complete(
     );
   try {
     await sdkCall(request.api, where, async () => {
-      const stream = await client.chat.completions.create(
+      const pending = client.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
         { signal },
       );
+      const response = await pending.asResponse();
       quiet();
-      for await (const chunk of stream) {
+      if (!isEventStream(response)) {
+        whole = outcomeOf((await response.json()) as OpenAI.Chat.ChatCompletion);
+        return;
+      }
+      for await (const chunk of await pending) {
         quiet();
-        model ??= chunk.model;
-        if (chunk.usage) usage = chunk.usage;
-        const choice = chunk.choices[0];
+        if (typeof chunk?.model === 'string') model ??= chunk.model;
+        if (chunk?.usage) usage = chunk.usage;
+        const choice = Array.isArray(chunk?.choices) ? chunk.choices[0] : undefined;
         const text = choice?.delta?.content;
-        if (text) {
+        if (typeof text === 'string' && text) {
           content += text;
           options.onText?.(text);
         }
-        if (choice?.finish_reason) finishReason = choice.finish_reason;
+        if (typeof choice?.finish_reason === 'string') finishReason = choice.finish_reason;
       }
     });
   } catch (error) {
@@ -106,6 +134,10 @@ export async function complete(
   }
   if (aborted()) return { content, finishReason, usage, model, interrupted: true };
   if (idle.signal.aborted) throw stalled();
+  if (whole) {
+    if (whole.content) options.onText?.(whole.content);
+    return whole;
+  }
   if (finishReason === null) {
     throw new NetworkError(
       `the ${request.api} API's stream ended before the reply was complete (${content.length} characters arrived)`,

@@ -6,6 +6,7 @@
 //   {"path": "/training/v1/**", "drop": true}                                       connection dropped
 //   {"path": "/inference/v1/chat/completions", "cut_after_bytes": 200}              answer cut short
 //   {"path": "/trace/**", "status": 503, "probability": 0.1, "times": 1000}          one in ten, at random
+//   {"path": "/training/v1/preview/training-jobs/*/events", "status": 500, "skip": 1}  the second page fails
 //
 // `status` may carry `body` (JSON) or `raw_body` + `content_type` (an HTML error page, say); a delay
 // combines with any of the others.
@@ -27,6 +28,8 @@ export interface FaultSpec {
   cut_after_bytes?: number;
   /** Only this share of the matching requests gets the fault (seeded: the same run, the same picks). */
   probability?: number;
+  /** This many matching requests pass unharmed before the fault starts. */
+  skip?: number;
 }
 
 export interface Fault extends FaultSpec {
@@ -34,6 +37,8 @@ export interface Fault extends FaultSpec {
   kind: 'status' | 'drop' | 'cut' | 'delay';
   remaining: number;
   applied: number;
+  /** Matching requests still to let through before the fault starts. */
+  skipping: number;
 }
 
 export class FaultSpecError extends Error {}
@@ -57,6 +62,7 @@ export function parseFaultSpec(input: unknown): FaultSpec {
     path: input.path,
     method: typeof input.method === 'string' ? input.method.toUpperCase() : undefined,
     times: wholeNumber(input.times, 'times', 1, 1_000_000) ?? 1,
+    skip: wholeNumber(input.skip, 'skip', 0, 1_000_000),
     status: wholeNumber(input.status, 'status', 100, 599),
     delay_ms: wholeNumber(input.delay_ms, 'delay_ms', 0, 600_000),
     cut_after_bytes: wholeNumber(input.cut_after_bytes, 'cut_after_bytes', 0, 1 << 30),
@@ -112,7 +118,14 @@ export class FaultStore {
           : spec.cut_after_bytes !== undefined
             ? 'cut'
             : 'delay';
-    const fault = { ...spec, id: `fault-${this.nextId++}`, kind, remaining: spec.times, applied: 0 } as const;
+    const fault = {
+      ...spec,
+      id: `fault-${this.nextId++}`,
+      kind,
+      remaining: spec.times,
+      applied: 0,
+      skipping: spec.skip ?? 0,
+    } as const;
     this.faults.push({ ...fault, matcher: globToRegExp(spec.path) });
     return fault;
   }
@@ -127,6 +140,10 @@ export class FaultStore {
         (f.probability === undefined || this.random() < f.probability),
     );
     if (!fault) return undefined;
+    if (fault.skipping > 0) {
+      fault.skipping--;
+      return undefined;
+    }
     fault.remaining--;
     fault.applied++;
     return fault;

@@ -4,7 +4,11 @@
 
 import type { Context } from '../../context.js';
 import { CommandFailedError } from '../../errors.js';
+import { isObject } from '../../json.js';
 import { cellText, printTable } from '../../output/table.js';
+
+/** The components the published contract names (api-contract.md §2.3). */
+const COMPONENTS = ['api', 'database', 'cpu_queue', 'gpu_queue'];
 
 export interface Component {
   component: string;
@@ -37,17 +41,47 @@ export function componentsOf(body: unknown): Component[] {
   return Object.entries(body).flatMap(([name, value]) => asComponent(name, value) ?? []);
 }
 
+/** Top-level entries that are not components, named in the note under the table. */
+function otherKeys(body: unknown, components: Component[]): string[] {
+  if (!isObject(body)) return [];
+  const known = new Set(components.map((c) => c.component));
+  return Object.keys(body).filter((key) => !known.has(key));
+}
+
+/** The failure to end with: components reported failing, or a 503 (whose body may say why). */
+function failureOf(status: number, body: unknown, components: Component[]): CommandFailedError | undefined {
+  const failed = components.filter((c) => !c.ok);
+  if (failed.length > 0) {
+    const names = failed.map((c) => (c.error ? `${c.component} (${c.error})` : c.component));
+    return new CommandFailedError(`system check failed: ${names.join(', ')}`);
+  }
+  if (status !== 503) return undefined;
+  const detail = isObject(body) ? cellText(body.detail) : '';
+  return new CommandFailedError(`system check failed (HTTP 503${detail ? `: ${detail}` : ''})`);
+}
+
+/**
+ * Prints what the server said: its components as a table when the body has any, else the body itself
+ * with a note on stderr, so that neither a person nor a script is left guessing. Fails (exit 1) when a
+ * component is reported failing or the answer is a 503; any other status is an error before this.
+ */
 export async function runSystemCheck(ctx: Context): Promise<void> {
   const { io } = ctx;
   const res = await ctx.training({ auth: 'none' }).systemCheck();
   const components = componentsOf(res.data);
-  if (res.status === 503 && components.length === 0) {
-    const detail =
-      typeof res.data === 'object' && res.data ? cellText((res.data as { detail?: unknown }).detail) : '';
-    throw new CommandFailedError(`system check failed (HTTP 503${detail ? `: ${detail}` : ''})`);
-  }
+  // A FastAPI error body ({"detail": …}) on a 503 is said in the error line; anything else is shown.
+  const errorBody =
+    res.status === 503 && isObject(res.data) && Object.keys(res.data).length === 1 && 'detail' in res.data;
   if (ctx.json) io.json(res.data ?? null);
-  else if (!io.quiet) {
+  else if (components.length === 0) {
+    if (!io.quiet && !errorBody) {
+      io.warn(
+        `the answer of GET /system-check is not in a shape aip knows (components such as ${COMPONENTS.join(', ')}); here it is as it came (HTTP ${res.status})`,
+      );
+      if (typeof res.data === 'string') io.out(res.data);
+      else io.json(res.data ?? null);
+    }
+  } else if (!io.quiet) {
     printTable(io, components, [
       { header: 'component', value: (c) => c.component },
       {
@@ -61,12 +95,10 @@ export async function runSystemCheck(ctx: Context): Promise<void> {
       },
       { header: 'error', value: (c) => c.error },
     ]);
+    const others = otherKeys(res.data, components);
+    if (others.length > 0)
+      io.info(`also in the answer (not components): ${others.join(', ')}; --json shows them`);
   }
-  const failed = components.filter((c) => !c.ok);
-  if (res.status === 503 || failed.length > 0) {
-    const names = failed.map((c) => (c.error ? `${c.component} (${c.error})` : c.component));
-    throw new CommandFailedError(
-      `system check failed${names.length ? `: ${names.join(', ')}` : ' (HTTP 503)'}`,
-    );
-  }
+  const failure = failureOf(res.status, res.data, components);
+  if (failure) throw failure;
 }
