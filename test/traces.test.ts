@@ -550,7 +550,7 @@ describe('aip traces exec', () => {
     );
     const ok = await run(['traces', 'exec', '--', node, '-e', '0']);
     expect(ok.code).toBe(0);
-    expect((await stored('&name=exec%20node')).data[0]!.span).not.toHaveProperty('status');
+    expect((await stored('&name=execute_tool%20node')).data[0]!.span).not.toHaveProperty('status');
   });
 
   it('gives the command TRACEPARENT for its own span, under the incoming one', async () => {

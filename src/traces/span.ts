@@ -1,6 +1,6 @@
-// One span made here (aip traces exec / span, aip chat --trace): ids, W3C trace context
+// The spans made here (aip traces exec / span, aip chat --trace): ids, W3C trace context
 // (TRACEPARENT, as otel-cli and the OpenTelemetry environment conventions use it), times, attributes
-// from the command line, and the request that carries it.
+// from the command line, the GenAI names and values they share, and the request that carries them.
 
 import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
@@ -110,6 +110,26 @@ export const stringsAttr = (key: string, values: readonly string[]): PbKeyValue 
   value: { arrayValue: { values: values.map((v) => ({ stringValue: v })) } },
 });
 
+/** The operations the Agents view renders (api-contract.md §4.3, the GenAI semantic conventions). */
+export type GenAiOperation = 'chat' | 'invoke_agent' | 'execute_tool';
+
+/**
+ * Who serves the models aip chats with: the platform behind both APIs (W&B Inference and W&B
+ * Training, api-contract.md). Sent as gen_ai.provider.name and also as gen_ai.system, which the
+ * conventions deprecated for it in 1.37 but which readers written earlier still look for.
+ */
+export const GEN_AI_PROVIDER = 'wandb';
+
+export const providerAttrs = (): PbKeyValue[] => [
+  stringAttr('gen_ai.provider.name', GEN_AI_PROVIDER),
+  stringAttr('gen_ai.system', GEN_AI_PROVIDER),
+];
+
+/** A GenAI span's name as the conventions form it: the operation, then what it acts on if known. */
+export function genAiSpanName(operation: string, target: string | undefined): string {
+  return target ? `${operation} ${target}` : operation;
+}
+
 export interface SpanSpec {
   name: string;
   kind: number;
@@ -181,16 +201,13 @@ export function localResource(
   return withRouting({ attributes: [stringAttr('service.name', name), ...others] }, project).attributes ?? [];
 }
 
-export function singleSpanRequest(
-  resource: PbKeyValue[],
-  span: PbSpan,
-  scopeVersion: string,
-): PbExportRequest {
+/** The request that carries spans made here: one resource, aip's scope. */
+export function spansRequest(resource: PbKeyValue[], spans: PbSpan[], scopeVersion: string): PbExportRequest {
   return {
     resourceSpans: [
       {
         resource: { attributes: resource },
-        scopeSpans: [{ scope: { name: 'aip', version: scopeVersion }, spans: [span] }],
+        scopeSpans: [{ scope: { name: 'aip', version: scopeVersion }, spans }],
       },
     ],
   };

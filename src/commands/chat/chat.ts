@@ -56,9 +56,13 @@ export function usageLine(usage: Usage | undefined): string {
 }
 
 /** The span recorder of --trace (its module, and the trace client, loaded only then). */
-async function chatTracer(ctx: Context, conversation: boolean): Promise<ChatTracer> {
+async function chatTracer(
+  ctx: Context,
+  conversation: boolean,
+  agent: string | undefined,
+): Promise<ChatTracer> {
   const { ChatTracer } = await import('../../chat/trace.js');
-  return conversation ? ChatTracer.conversation(ctx) : new ChatTracer(ctx);
+  return conversation ? ChatTracer.conversation(ctx, agent) : new ChatTracer(ctx, { agent });
 }
 
 export async function runChat(ctx: Context, words: string[], options: ChatOptions): Promise<void> {
@@ -73,10 +77,13 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
   if (options.temperature !== undefined) params.temperature = options.temperature;
   if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens;
   if (options.continue) assertWritable(options.continue);
+  if (options.agent !== undefined && !options.trace)
+    throw new UsageError('--agent names the agent in the spans of --trace: add --trace');
+  if (options.agent === '') throw new UsageError('--agent needs a name');
   // A trace that could not be sent (no project, no key) is a usage error now, not after the reply.
-  const tracer = options.trace
-    ? await chatTracer(ctx, Boolean(words.length === 0 && io.isStdinTTY))
-    : undefined;
+  // A conversation is what the code below opens when there is no prompt on a terminal.
+  const conversation = words.length === 0 && io.isStdinTTY && ctx.globals.input !== false;
+  const tracer = options.trace ? await chatTracer(ctx, conversation, options.agent) : undefined;
   const history = options.continue ? await loadTranscript(ctx, options.continue) : [];
   const messages = seedMessages(history, options.system, options.message);
 

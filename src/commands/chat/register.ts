@@ -25,6 +25,7 @@ export interface ChatOptions {
   usage?: boolean;
   continue?: string;
   trace?: boolean;
+  agent?: string;
 }
 
 export function registerChat(program: Command, ctx: Context): void {
@@ -62,7 +63,11 @@ export function registerChat(program: Command, ctx: Context): void {
     .option('--usage', 'print token counts on stderr')
     .option(
       '--trace',
-      'record each exchange as an OpenTelemetry span (chat <model>, GenAI attributes) and send it to trace ingest',
+      'record each exchange as OpenTelemetry spans (chat <model>, GenAI attributes; in a conversation, or with an agent, under an invoke_agent span per turn) and send them to trace ingest',
+    )
+    .option(
+      '--agent <name>',
+      "with --trace: the agent's name (gen_ai.agent.name; default: a trained model's name)",
     )
     .option(
       '--continue <file>',
@@ -79,5 +84,6 @@ export function registerChat(program: Command, ctx: Context): void {
     'aip chat -m openai/gpt-oss-20b --json "hi" | jq .usage',
     'aip chat -m openai/gpt-oss-20b                   # a conversation (on a terminal)',
     'aip chat -m openai/gpt-oss-20b --continue notes.jsonl "and then?"',
+    'aip chat -m openai/gpt-oss-20b --trace --agent support-bot "Where is my order?"',
   ]);
 }

@@ -1,5 +1,5 @@
-// What the traces commands share: the project spans route to, the ingest client, and sending the one
-// span that exec, span and chat --trace make.
+// What the traces commands share: the project spans route to, the ingest client, sending the spans
+// that exec, span and chat --trace make, and the GenAI attributes exec and span take as flags.
 
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
@@ -7,7 +7,16 @@ import { assertKeyMayBeSentTo } from '../../secrets.js';
 import { TraceClient } from '../../traces/client.js';
 import { encodeRequest, type PbKeyValue, type PbSpan } from '../../traces/otlp.js';
 import { type Project, parseProject, resourceProject } from '../../traces/routing.js';
-import { localResource, parseTraceparent, singleSpanRequest, type TraceContext } from '../../traces/span.js';
+import {
+  type GenAiOperation,
+  genAiSpanName,
+  localResource,
+  parseTraceparent,
+  type SpanKind,
+  spansRequest,
+  stringAttr,
+  type TraceContext,
+} from '../../traces/span.js';
 import { VERSION } from '../../version.js';
 
 export function configuredProject(ctx: Context): Project | undefined {
@@ -50,12 +59,80 @@ export function spanResource(ctx: Context, service: string | undefined): PbKeyVa
   return attributes;
 }
 
-/** Sends one span made here, in a resource of its own. */
-export async function sendSpan(
+/** Sends the spans made here (one span, or a turn and its chat), in a resource of their own. */
+export async function sendSpans(
   client: TraceClient,
   resource: PbKeyValue[],
-  span: PbSpan,
+  spans: PbSpan[],
   signal?: AbortSignal,
 ): Promise<{ accepted: number; rejected: number; errorMessage: string }> {
-  return client.export(encodeRequest(singleSpanRequest(resource, span, VERSION)), 1, { signal });
+  return client.export(encodeRequest(spansRequest(resource, spans, VERSION)), spans.length, { signal });
+}
+
+export interface GenAiFlags {
+  operation?: GenAiOperation;
+  agent?: string;
+  conversation?: string;
+  tool?: string;
+}
+
+/** Each GenAI attribute exec and span set, and the flag that sets it. */
+const GEN_AI_FLAGS: Array<[key: string, flag: string, from: keyof GenAiFlags]> = [
+  ['gen_ai.operation.name', '--operation', 'operation'],
+  ['gen_ai.agent.name', '--agent', 'agent'],
+  ['gen_ai.conversation.id', '--conversation', 'conversation'],
+  ['gen_ai.tool.name', '--tool', 'tool'],
+];
+
+/**
+ * The GenAI attributes of an exec or span (api-contract.md §4.3) and the name they give it. The
+ * operation is --operation, else the one --agent (invoke_agent) or --tool (execute_tool) imply, else
+ * the command's `fallback` (exec: execute_tool of the command), else for --conversation alone a turn
+ * of the conversation (invoke_agent); with none of them, a plain span without GenAI attributes.
+ * An --attr of a key these set is refused: two values for one key, and nothing says which was meant.
+ */
+export function genAiAttributes(
+  given: GenAiFlags,
+  user: readonly PbKeyValue[],
+  fallback: { operation: GenAiOperation; tool: string } | undefined,
+): { attributes: PbKeyValue[]; name?: string; operation?: GenAiOperation } {
+  for (const [, flag, from] of GEN_AI_FLAGS) {
+    if (given[from] === '') throw new UsageError(`${flag} needs a value`);
+  }
+  const implied = given.agent ? 'invoke_agent' : given.tool ? 'execute_tool' : undefined;
+  const operation =
+    given.operation ?? implied ?? fallback?.operation ?? (given.conversation ? 'invoke_agent' : undefined);
+  if (!operation) return { attributes: [] };
+  // exec names the command as the tool it runs, unless it is told the span is something else.
+  const values: GenAiFlags = {
+    ...given,
+    operation,
+    tool: given.tool ?? (operation === 'execute_tool' ? fallback?.tool : undefined),
+  };
+  for (const { key } of user) {
+    const clash = GEN_AI_FLAGS.find(([k, , from]) => k === key && values[from] !== undefined);
+    if (clash) {
+      const [, flag, from] = clash;
+      throw new UsageError(
+        given[from] === undefined
+          ? `--attr ${key}: this span's ${key} is ${values[from]} (from its other flags, or by default); set it with ${flag} instead`
+          : `--attr ${key}: ${flag} sets it already; give only one of them`,
+      );
+    }
+  }
+  const attributes = GEN_AI_FLAGS.flatMap(([key, , from]) => {
+    const value = values[from];
+    return value === undefined ? [] : [stringAttr(key, value)];
+  });
+  const model = user.find((a) => a.key === 'gen_ai.request.model')?.value?.stringValue ?? undefined;
+  const target = { chat: model, invoke_agent: values.agent, execute_tool: values.tool }[operation];
+  return { attributes, name: genAiSpanName(operation, target), operation };
+}
+
+/**
+ * A span's kind when --kind is not given, as the conventions have it: a chat is a call to a model
+ * server (client); an agent run here, a tool and a plain span are internal.
+ */
+export function defaultKind(operation: GenAiOperation | undefined): keyof typeof SpanKind {
+  return operation === 'chat' ? 'client' : 'internal';
 }

@@ -2,6 +2,8 @@
 // command keeps the terminal (stdin, stdout and stderr are its own), gets TRACEPARENT set to its span
 // so that what it traces nests under it, and its exit status becomes the span's status and aip's.
 // The span is sent before aip exits; a span that cannot be sent is a warning, never a changed status.
+// For the Agents view it is a GenAI span: the command is a tool the agent ran (execute_tool), or with
+// --agent the agent itself (invoke_agent).
 
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
@@ -21,9 +23,17 @@ import {
   stringsAttr,
   traceFor,
 } from '../../traces/span.js';
-import { incomingContext, sendSpan, spanResource, traceClient } from './common.js';
+import {
+  defaultKind,
+  type GenAiFlags,
+  genAiAttributes,
+  incomingContext,
+  sendSpans,
+  spanResource,
+  traceClient,
+} from './common.js';
 
-export interface SpanFlags {
+export interface SpanFlags extends GenAiFlags {
   attr?: string[];
   kind?: keyof typeof SpanKind;
   service?: string;
@@ -104,20 +114,23 @@ export async function runExec(
   const resource = spanResource(ctx, flags.service);
   const client = traceClient(ctx);
   const user = (flags.attr ?? []).map((a) => parseAttribute(a));
+  const tool = basename(command[0]!);
+  const genAi = genAiAttributes(flags, user, { operation: 'execute_tool', tool });
   const context = traceFor(incomingContext(ctx, flags.parent));
   const spanId = newSpanId();
   const start = nowNanos();
   const outcome = await run(ctx, command, formatTraceparent(context.traceId, spanId, context.flags));
   const end = nowNanos();
   const span = buildSpan({
-    name: flags.name ?? `exec ${basename(command[0]!)}`,
-    kind: SpanKind[flags.kind ?? 'internal'],
+    name: flags.name ?? genAi.name ?? tool,
+    kind: SpanKind[flags.kind ?? defaultKind(genAi.operation)],
     context,
     spanId,
     start,
     end,
     attributes: [
-      stringAttr('process.executable.name', basename(command[0]!)),
+      ...genAi.attributes,
+      stringAttr('process.executable.name', tool),
       stringsAttr('process.command_args', command),
       ...outcome.attributes,
       ...user,
@@ -125,7 +138,7 @@ export async function runExec(
     status: outcome.status,
   });
   try {
-    const result = await sendSpan(client, resource, span);
+    const result = await sendSpans(client, resource, [span]);
     if (result.rejected > 0)
       ctx.io.warn(`the span was rejected: ${result.errorMessage || 'no reason given'}`);
   } catch (error) {

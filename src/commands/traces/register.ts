@@ -25,6 +25,8 @@ function parseBytes(value: string): number {
 }
 
 const KINDS = ['internal', 'server', 'client', 'producer', 'consumer'];
+/** GenAiOperation of traces/span.ts, spelled out: help must not load the traces modules. */
+const OPERATIONS = ['chat', 'invoke_agent', 'execute_tool'];
 
 export function registerTraces(program: Command, ctx: Context): void {
   const traces = program
@@ -34,6 +36,7 @@ export function registerTraces(program: Command, ctx: Context): void {
     'aip traces send spans.jsonl',
     'aip traces exec --name build -- make',
     'aip traces span --name deploy --start "$start"',
+    'aip traces exec --agent triage --conversation "$RUN_ID" -- ./agent.sh',
   ]);
 
   const send = traces
@@ -118,18 +121,37 @@ export function registerTraces(program: Command, ctx: Context): void {
         'a span attribute; numbers and true/false are typed (repeatable)',
         collect,
       )
-      .addOption(new Option('--kind <kind>', 'span kind (default internal)').choices(KINDS))
+      .addOption(
+        new Option('--kind <kind>', 'span kind (default internal; client for --operation chat)').choices(
+          KINDS,
+        ),
+      )
       .option('--service <name>', 'service.name of the resource (default $OTEL_SERVICE_NAME, or aip)')
-      .option('--parent <traceparent>', 'the parent span, as a W3C traceparent (default $TRACEPARENT)');
+      .option('--parent <traceparent>', 'the parent span, as a W3C traceparent (default $TRACEPARENT)')
+      .addOption(
+        new Option(
+          '--operation <operation>',
+          'gen_ai.operation.name, for the Agents view (default: what --agent, --tool or --conversation imply)',
+        ).choices(OPERATIONS),
+      )
+      .option('--agent <name>', 'gen_ai.agent.name: the span is an invoke_agent span of this agent')
+      .option('--tool <name>', 'gen_ai.tool.name: the span is an execute_tool span of this tool')
+      .option(
+        '--conversation <id>',
+        'gen_ai.conversation.id: the conversation this belongs to (for traces span, alone: an invoke_agent span)',
+      );
 
   const exec = spanAttributes(
     traces
       .command('exec')
       .description(
-        "run a command inside a span: its exit status is the span's status and aip's own; TRACEPARENT is read, and set for the command to its span",
+        "run a command inside a span: its exit status is the span's status and aip's own; TRACEPARENT is read, and set for the command to its span, an execute_tool span of the command (or with --agent, invoke_agent)",
       )
       .argument('<command...>', 'the command and its arguments, after --')
-      .option('--name <name>', 'span name (default: exec and the command name)'),
+      .option(
+        '--name <name>',
+        'span name (default: the operation and the tool or agent, e.g. execute_tool make)',
+      ),
   ).action(async (command: string[], opts) => {
     const { runExec } = await import('./exec.js');
     await runExec(ctx, command, opts);
@@ -137,13 +159,17 @@ export function registerTraces(program: Command, ctx: Context): void {
   examples(exec, [
     'aip traces exec --name "unit tests" -- npm test',
     'aip traces exec --attr ci.job=build --attr ci.attempt=2 -- make all',
+    'aip traces exec --tool web_search -- ./search.sh "$query"                # execute_tool web_search',
+    'aip traces exec --agent triage --conversation "$RUN_ID" -- ./triage.sh   # invoke_agent triage',
   ]);
 
   const span = spanAttributes(
     traces
       .command('span')
-      .description('send one span made from the command line, and print its traceparent')
-      .requiredOption('--name <name>', 'span name')
+      .description(
+        'send one span made from the command line, and print its traceparent; a plain span unless --operation, --agent, --tool or --conversation make it a GenAI one',
+      )
+      .option('--name <name>', 'span name (required for a plain span; default: e.g. invoke_agent NAME)')
       .option('--start <time>', 'start: now, Unix seconds, or an RFC 3339 time (default now)')
       .option('--end <time>', 'end (default now)')
       .addOption(new Option('--status <status>', 'span status').choices(['unset', 'ok', 'error']))
@@ -156,5 +182,7 @@ export function registerTraces(program: Command, ctx: Context): void {
     'start=$(date +%s.%N); ./deploy.sh; aip traces span --name deploy --start "$start"',
     'export TRACEPARENT=$(aip traces span --name pipeline)',
     'aip traces span --name step --status error --status-message "tests failed"',
+    'export TRACEPARENT=$(aip traces span --agent planner --conversation "$RUN_ID" --start "$start")',
+    'aip traces span --tool get_weather --start "$t0" --attr gen_ai.tool.call.id=call_1',
   ]);
 }
