@@ -55,7 +55,7 @@ function addGlobalOptions(program: Command): void {
   program
     .option(
       '--profile <name>',
-      'settings profile to use (env AIP_PROFILE; built in: default, local)',
+      'settings profile to use (env AIP_PROFILE; built in: default, local, forge)',
       parser(checkProfileName),
     )
     .option('--project <team/project>', 'team/project to work in (env AIP_PROJECT)', parser(normalizeProject))

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Transport, TransportRequest } from '../src/api/transport.js';
 import { runCli, tempConfigDir } from './helpers/cli.js';
 
 function writeConfig(dir: string, data: unknown): string {
@@ -65,6 +66,43 @@ describe('settings precedence: flag > env > profile > built-in default', () => {
     expect(s['inference-url']?.source).toBe('built-in profile local');
   });
 
+  it('has a built-in forge profile: CoreWeave Forge for training, the default hosts for the rest', async () => {
+    const env = { AIP_CONFIG_DIR: tempConfigDir() };
+    const get = await runCli(['--profile', 'forge', 'config', 'get', 'base-url'], { env });
+    expect(get.stderr).toBe('');
+    expect(get.stdout).toBe('https://forge.coreweave.com/api/training/v1\n');
+    const s = await listSources(['--profile', 'forge'], env);
+    expect(s['base-url']).toEqual({
+      value: 'https://forge.coreweave.com/api/training/v1',
+      source: 'built-in profile forge',
+    });
+    expect(s['inference-url']).toEqual({ value: 'https://api.inference.wandb.ai/v1', source: 'default' });
+    expect(s['trace-url']).toEqual({ value: 'https://trace.wandb.ai', source: 'default' });
+    // No key of its own: unlike local's, a real platform's key is the user's to give.
+    expect(s.project).toEqual({ value: null, source: 'unset' });
+    const profiles = await runCli(['--profile', 'forge', 'config', 'profiles'], { env });
+    expect(profiles.stdout.split('\n')).toContain('*\tforge\tbuilt-in\t');
+
+    // A request made through the profile goes to Forge (captured, not sent).
+    const requests: TransportRequest[] = [];
+    const transport: Transport = async (request) => {
+      requests.push(request);
+      const body = Buffer.from('{"status":"ok"}');
+      return {
+        status: 200,
+        statusText: 'OK',
+        headers: { 'content-type': 'application/json' },
+        body,
+        elapsedMs: 0,
+      };
+    };
+    const check = await runCli(['--profile', 'forge', 'system-check', '--json'], { env, transport });
+    expect(check.code).toBe(0);
+    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      'GET https://forge.coreweave.com/api/training/v1/system-check',
+    ]);
+  });
+
   it('without --sources prints plain values, and a TSV table when piped', async () => {
     const env = { AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'a/b' };
     const json = await runCli(['config', 'list', '--json'], { env });
@@ -120,6 +158,7 @@ describe('config set / get / unset / path / profiles', () => {
     expect(JSON.parse(profiles.stdout)).toEqual([
       { name: 'default', active: true, builtin: true, stored: false, key_stored: false },
       { name: 'local', active: false, builtin: true, stored: false, key_stored: false },
+      { name: 'forge', active: false, builtin: true, stored: false, key_stored: false },
       { name: 'staging', active: false, builtin: false, stored: true, key_stored: false },
     ]);
   });

@@ -1,6 +1,6 @@
 // Built-in profiles: `default` is the hosted platform (the built-in defaults of keys.ts), `local` is
-// the emulator on its default address with its default key. A stored profile of the same name
-// overrides them value by value.
+// the emulator on its default address with its default key, `forge` is the platform's second public
+// host, CoreWeave Forge. A stored profile of the same name overrides them value by value.
 
 import {
   EMULATOR_DEFAULT_KEY,
@@ -13,6 +13,13 @@ import type { ProfileData } from './config-file.js';
 
 export const DEFAULT_PROFILE = 'default';
 export const LOCAL_PROFILE = 'local';
+export const FORGE_PROFILE = 'forge';
+
+/**
+ * CoreWeave Forge's Training API (api-contract.md §1.1). Only the base URL differs: its docs give the
+ * same Inference API host, and name no trace host of their own, so both stay the built-in defaults.
+ */
+const FORGE_BASE_URL = 'https://forge.coreweave.com/api/training/v1';
 
 const localUrls = emulatorUrls(`http://${EMULATOR_HOST}:${EMULATOR_DEFAULT_PORT}`);
 
@@ -25,6 +32,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, Readonly<ProfileData>>> =
     project: 'local/demo',
     'api-key': EMULATOR_DEFAULT_KEY,
   },
+  [FORGE_PROFILE]: { 'base-url': FORGE_BASE_URL },
 };
 
 export function isBuiltinProfile(name: string): boolean {

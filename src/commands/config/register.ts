@@ -67,7 +67,7 @@ export function registerConfig(program: Command, ctx: Context): void {
 
   const profiles = config
     .command('profiles')
-    .description('list the profiles: built in (default, local) and stored')
+    .description('list the profiles: built in (default, local, forge) and stored')
     .action(async () => {
       const { runProfiles } = await import('./profiles.js');
       await runProfiles(ctx);
