@@ -11,7 +11,7 @@ import type OpenAI from 'openai';
 import { openaiClient, sdkCall } from '../api/openai.js';
 import type { Context } from '../context.js';
 import { SERVICE_NAMES } from '../context.js';
-import { NetworkError } from '../errors.js';
+import { CliError, NetworkError } from '../errors.js';
 import type { ChatApi, ChatMessage, Usage } from './types.js';
 
 export interface ChatRequest {
@@ -55,6 +55,16 @@ function outcomeOf(completion: OpenAI.Chat.ChatCompletion): ChatOutcome {
     completion,
     interrupted: false,
   };
+}
+
+/**
+ * A whole reply with no text (null content, a tool call, an odd shape): printing nothing and exiting 0
+ * would leave the user guessing, so it is an error that says what came, and where to see all of it.
+ */
+export function noTextError(outcome: ChatOutcome): CliError | undefined {
+  if (outcome.content !== '' || outcome.interrupted) return undefined;
+  const why = outcome.finishReason ? ` (finish_reason: ${outcome.finishReason})` : '';
+  return new CliError(`the reply has no text${why}; --json shows the whole answer`);
 }
 
 const isEventStream = (response: Response) =>

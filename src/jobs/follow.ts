@@ -2,6 +2,10 @@
 // and 5xx answers do not end the wait: it backs off and tries again with the same cursor, so no event
 // is skipped or seen twice. This loop is the only retry layer (its requests are sent with retries: 0),
 // and its waits end early on Ctrl-C and at the deadline.
+//
+// An event is handed on once, by its id, whatever the server sends: one that ignores the cursor and
+// sends a page again gets its repeats dropped (said once), and a page with nothing new waits the
+// interval before the next poll even when it says there is more, so such a server is not hammered.
 
 import type { TrainingClient } from '../api/training.js';
 import type { JobEvent } from '../api/types.js';
@@ -49,6 +53,9 @@ export async function followEvents(
 ): Promise<{ end: FollowEnd; cursor: string | undefined }> {
   let cursor = o.after;
   let failures = 0;
+  // Ids handed on: one short string per event of the job, kept for as long as the follow runs.
+  const seen = new Set<string>();
+  let repeatsSaid = false;
   // Resuming from a cursor: if nothing comes after it, the job may have ended already, and then
   // nothing ever will. The job's status (when the server reports one) settles it, once.
   let checkEnded = o.after !== undefined;
@@ -68,20 +75,32 @@ export async function followEvents(
     try {
       const page = await training.listEvents(jobId, { after: cursor, limit: o.pageSize ?? 100 }, poll());
       failures = 0;
+      let fresh = 0;
       for (const event of page.data) {
+        if (seen.has(event.id)) continue;
+        seen.add(event.id);
+        fresh++;
         cursor = event.id;
         o.onEvent(event);
         if (TERMINAL_EVENTS.has(event.type)) return { end: { kind: 'terminal', event }, cursor };
       }
-      if (page.data.length > 0) checkEnded = false;
+      if (fresh < page.data.length && !repeatsSaid) {
+        repeatsSaid = true;
+        o.onTrouble?.(
+          `the server sent again ${page.data.length - fresh} event(s) already shown (after=${cursor ?? ''}); they are skipped`,
+        );
+      }
+      if (fresh > 0) checkEnded = false;
       else if (checkEnded) {
         checkEnded = false;
         const status = (await training.getJob(jobId, poll())).status;
         if (status && ENDED.has(status)) return { end: { kind: 'already-ended', status }, cursor };
       }
-      if (!page.has_more) await pause(o.intervalMs);
+      if (!page.has_more || fresh === 0) await pause(o.intervalMs);
     } catch (error) {
       if (o.signal.aborted) return { end: { kind: 'interrupted' }, cursor };
+      // A poll cut short by the deadline is the deadline, not trouble to report.
+      if (remaining() <= 0) return { end: { kind: 'timeout' }, cursor };
       if (!isTransient(error)) throw error;
       failures++;
       const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (failures - 1));

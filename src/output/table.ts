@@ -27,7 +27,20 @@ function width(text: string): number {
   return [...text].length;
 }
 
-export function printTable<T>(io: IO, rows: readonly T[], columns: ReadonlyArray<Column<T>>): void {
+/**
+ * `empty`: what to say (on stderr, as a hint) when there are no rows, instead of a lone header: an
+ * empty list is a result, and silence would leave a person wondering whether anything happened.
+ */
+export function printTable<T>(
+  io: IO,
+  rows: readonly T[],
+  columns: ReadonlyArray<Column<T>>,
+  options: { empty?: string } = {},
+): void {
+  if (rows.length === 0 && options.empty !== undefined) {
+    io.info(options.empty);
+    return;
+  }
   const cells = rows.map((row) => columns.map((c) => cellText(c.value(row))));
   if (!io.isStdoutTTY) {
     for (const line of cells) io.out(line.map(tsvField).join('\t'));

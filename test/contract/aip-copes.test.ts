@@ -199,3 +199,101 @@ describe('cursors', () => {
     expect(sent.filter((r) => r.query.after === '')).toEqual([]);
   });
 });
+
+describe('replies and pages the document allows but aip did not expect (found by the Prism mock)', () => {
+  it('a reply with no text is an error that says so, streamed or not, on either API', async () => {
+    const env = envOf(emu);
+    await trainedModel(emu, env);
+    const body = {
+      id: 'x',
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: null }, finish_reason: 'tool_calls' }],
+    };
+    for (const [api, model, tty] of [
+      ['training', 'agent:step2', true],
+      ['training', 'agent:step2', false],
+      ['inference', 'openai/gpt-oss-20b', false],
+    ] as const) {
+      await emu.fault({ path: `/${api}/v1/chat/completions`, status: 200, body });
+      const r = await runCli(['chat', '--api', api, '-m', model, 'hi'], { env, stdoutTTY: tty });
+      expect([api, tty, r.code, r.stdout, r.stderr]).toEqual([
+        api,
+        tty,
+        1,
+        '',
+        'error: the reply has no text (finish_reason: tool_calls); --json shows the whole answer\n',
+      ]);
+    }
+    await emu.fault({ path: '/inference/v1/chat/completions', status: 200, body });
+    const json = await runCli(['chat', '-m', 'openai/gpt-oss-20b', '--json', 'hi'], { env });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(body);
+  });
+
+  it('events --follow shows each event once when the server sends a page again, and waits between', async () => {
+    const env = envOf(emu);
+    await trainedModel(emu, env, 0);
+    await emu.control('POST', '/job-plans', { steps: 2 });
+    const created = await runCli(
+      ['jobs', 'create', 'sft', '--model', 'agent', '--data-url', 'wandb-artifact:///local/demo/d:v0', '-q'],
+      { env },
+    );
+    const id = created.stdout.trim();
+    await runCli(['jobs', 'wait', id, '--interval', '0.01'], { env, sleepCap: 5 });
+    const [repeated] = JSON.parse((await runCli(['events', id, '--json'], { env })).stdout);
+    await emu.fault({
+      path: '/training/v1/preview/training-jobs/*/events',
+      status: 200,
+      body: { object: 'list', data: [repeated], first_id: repeated.id, last_id: repeated.id, has_more: true },
+      times: 3,
+    });
+    const r = await runCli(['events', id, '--follow', '--interval', '0.05'], { env, sleepCap: 5 });
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.filter((line) => line.includes(repeated.id))).toHaveLength(1);
+    expect(lines.at(-1)).toMatch(/^training_ended\t/);
+    expect(r.stderr).toBe(
+      `warning: the server sent again 1 event(s) already shown (after=${repeated.id}); they are skipped\n`,
+    );
+    // Each page that brought nothing new was followed by a pause, though it said there was more.
+    expect(r.sleeps.filter((ms) => ms === 50).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a poll cut short by the --timeout is the timeout, not a network warning', async () => {
+    const env = envOf(emu);
+    await trainedModel(emu, env, 0);
+    const id = (
+      await runCli(
+        [
+          'jobs',
+          'create',
+          'sft',
+          '--model',
+          'agent',
+          '--data-url',
+          'wandb-artifact:///local/demo/d:v0',
+          '-q',
+        ],
+        { env },
+      )
+    ).stdout.trim();
+    await emu.fault({ path: '/training/v1/preview/training-jobs/*/events', delay_ms: 2000, status: 500 });
+    const r = await runCli(['--timeout', '0.3', 'events', id, '--follow'], { env, realSleep: true });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/^error: the job had not ended after the --timeout of 0.3s; resume with: /);
+  });
+
+  it('an empty list says so on stderr, and stdout stays empty for scripts', async () => {
+    const env = envOf(emu);
+    await trainedModel(emu, env, 0);
+    const [step0] = JSON.parse((await runCli(['checkpoints', 'list', 'agent', '--json'], { env })).stdout);
+    const none = await runCli(['checkpoints', 'list', 'agent', '--after', step0.id], { env });
+    expect(none).toMatchObject({ code: 0, stdout: '', stderr: 'No checkpoints\n' });
+    const tty = await runCli(['checkpoints', 'list', 'agent', '--after', step0.id], { env, stdoutTTY: true });
+    expect(tty).toMatchObject({ code: 0, stdout: '', stderr: 'No checkpoints\n' });
+    const json = await runCli(['checkpoints', 'list', 'agent', '--after', step0.id, '--json'], { env });
+    expect(json).toMatchObject({ code: 0, stdout: '[]\n', stderr: '' });
+    const quiet = await runCli(['checkpoints', 'list', 'agent', '--after', step0.id, '-q'], { env });
+    expect(quiet).toMatchObject({ code: 0, stdout: '', stderr: '' });
+  });
+});

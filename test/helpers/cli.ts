@@ -49,12 +49,15 @@ export async function runCli(argv: string[], options: RunOptions = {}): Promise<
           ? Math.min(ms, options.sleepCap)
           : 0;
       if (wait > 0 && !signal?.aborted) {
+        // As main()'s own sleep: the listener goes when the wait ends, so long polls do not pile them up.
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, wait);
-          signal?.addEventListener('abort', () => {
+          const done = () => {
             clearTimeout(timer);
+            signal?.removeEventListener('abort', done);
             resolve();
-          });
+          };
+          const timer = setTimeout(done, wait);
+          signal?.addEventListener('abort', done, { once: true });
         });
       }
     },

@@ -1,7 +1,7 @@
 // `aip chat`: one completion (a prompt from the arguments and/or stdin), or, with no prompt on a
 // terminal, a conversation (repl.ts). Streams by default when stdout is a terminal.
 
-import { complete } from '../../chat/complete.js';
+import { complete, noTextError } from '../../chat/complete.js';
 import { resolveChatModel } from '../../chat/model.js';
 import type { ChatTracer } from '../../chat/trace.js';
 import { assertWritable, loadTranscript, saveTranscript } from '../../chat/transcript.js';
@@ -145,6 +145,11 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
     if (streamed) io.write('\n');
     if (options.usage) io.err(usageLine(outcome.usage));
     throw new InterruptedError();
+  }
+  const noText = ctx.json ? undefined : noTextError(outcome);
+  if (noText) {
+    await endSpan?.(outcome);
+    throw noText;
   }
   if (ctx.json) io.json(outcome.completion);
   else if (stream) io.write('\n');

@@ -7,7 +7,7 @@
 import { Writable } from 'node:stream';
 import type OpenAI from 'openai';
 import { openaiClient, sdkCall } from '../../api/openai.js';
-import { complete } from '../../chat/complete.js';
+import { complete, noTextError } from '../../chat/complete.js';
 import { resolveChatModel } from '../../chat/model.js';
 import type { ChatTracer } from '../../chat/trace.js';
 import { saveTranscript } from '../../chat/transcript.js';
@@ -179,6 +179,14 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
           },
         },
       );
+      const noText = noTextError(outcome);
+      if (noText) {
+        // Nothing to show or keep: the question is taken back, as after a failed turn.
+        state.messages.pop();
+        report(noText, io, false);
+        await endSpan?.(outcome);
+        return;
+      }
       if (streamed) io.write('\n');
       else if (!state.stream && !outcome.interrupted) io.out(outcome.content);
       // What the user saw is what the conversation holds, a stopped reply included; a reply stopped

@@ -19,15 +19,20 @@ export function printCheckpoints(io: IO, checkpoints: readonly Checkpoint[]): vo
     for (const c of checkpoints) io.out(c.id);
     return;
   }
-  printTable(io, checkpoints, [
-    { header: 'step', value: (c) => c.step },
-    { header: 'id', value: (c) => c.id },
-    // Piped: the metrics as one JSON object, which a script can parse.
-    {
-      header: 'metrics',
-      value: (c) => (io.isStdoutTTY ? metricsText(c.metrics) : JSON.stringify(c.metrics)),
-    },
-  ]);
+  printTable(
+    io,
+    checkpoints,
+    [
+      { header: 'step', value: (c) => c.step },
+      { header: 'id', value: (c) => c.id },
+      // Piped: the metrics as one JSON object, which a script can parse.
+      {
+        header: 'metrics',
+        value: (c) => (io.isStdoutTTY ? metricsText(c.metrics) : JSON.stringify(c.metrics)),
+      },
+    ],
+    { empty: 'No checkpoints' },
+  );
 }
 
 /** The usage error for a metric no checkpoint has, naming the metrics there are. */

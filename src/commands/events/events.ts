@@ -37,6 +37,8 @@ export function eventDetail(event: JobEvent): string {
   }
 }
 
+const NO_EVENTS = 'No events';
+
 /** Writes events one by one in the chosen format (for --follow and --jsonl, as they arrive). */
 function eventWriter(ctx: Context): (event: JobEvent) => void {
   const { io } = ctx;
@@ -53,11 +55,16 @@ function printEvents(ctx: Context, events: readonly JobEvent[]): void {
     for (const e of events) io.out(e.id);
     return;
   }
-  printTable(io, events, [
-    { header: 'type', value: (e) => e.type },
-    { header: 'id', value: (e) => e.id },
-    { header: 'data', value: (e) => (io.isStdoutTTY ? eventDetail(e) : JSON.stringify(e.data)) },
-  ]);
+  printTable(
+    io,
+    events,
+    [
+      { header: 'type', value: (e) => e.type },
+      { header: 'id', value: (e) => e.id },
+      { header: 'data', value: (e) => (io.isStdoutTTY ? eventDetail(e) : JSON.stringify(e.data)) },
+    ],
+    { empty: NO_EVENTS },
+  );
 }
 
 async function follow(ctx: Context, id: string, ref: string, options: EventsOptions): Promise<void> {
@@ -115,20 +122,28 @@ export async function runEvents(ctx: Context, ref: string, options: EventsOption
   if (options.follow) return follow(ctx, id, ref, options);
   const training = ctx.training();
   if (options.all) {
+    // --jsonl writes each event as it comes and keeps none: --all of a long job in bounded memory.
     const events: JobEvent[] = [];
+    let count = 0;
     for await (const event of allItems(
       (after) => training.listEvents(id, { after, limit: options.limit ?? 100 }),
       options.after,
     )) {
+      count++;
       if (options.jsonl) io.out(JSON.stringify(event));
       else events.push(event);
     }
-    if (options.jsonl) return;
+    if (options.jsonl) {
+      if (count === 0) io.info(NO_EVENTS);
+      return;
+    }
     return ctx.json ? io.json(events) : printEvents(ctx, events);
   }
   const page = await training.listEvents(id, { after: options.after, limit: options.limit });
-  if (options.jsonl) for (const event of page.data) io.out(JSON.stringify(event));
-  else if (ctx.json) io.json(page.data);
+  if (options.jsonl) {
+    for (const event of page.data) io.out(JSON.stringify(event));
+    if (page.data.length === 0) io.info(NO_EVENTS);
+  } else if (ctx.json) io.json(page.data);
   else printEvents(ctx, page.data);
   if (page.has_more && page.last_id)
     io.info(`More events: aip events ${ref} --after ${page.last_id} (or --all, or --follow)`);

@@ -16,11 +16,15 @@ export async function runList(ctx: Context): Promise<void> {
     for (const job of jobs) io.out(job.id);
     return;
   }
-  if (jobs.length === 0) io.info(`No jobs were created from this machine against ${baseUrl}`);
-  printTable(io, jobs, [
-    { header: 'id', value: (j) => j.id },
-    { header: 'kind', value: (j) => j.kind },
-    { header: 'model', value: (j) => j.model },
-    { header: 'created', value: (j) => showTime(io, j.created_at) },
-  ]);
+  printTable(
+    io,
+    jobs,
+    [
+      { header: 'id', value: (j) => j.id },
+      { header: 'kind', value: (j) => j.kind },
+      { header: 'model', value: (j) => j.model },
+      { header: 'created', value: (j) => showTime(io, j.created_at) },
+    ],
+    { empty: `No jobs were created from this machine against ${baseUrl}` },
+  );
 }

@@ -17,5 +17,7 @@ export async function runBase(ctx: Context): Promise<void> {
     throw error;
   }
   if (ctx.json) return io.json(models);
-  printTable(io, models, [{ header: 'base model', value: (m) => m }]);
+  printTable(io, models, [{ header: 'base model', value: (m) => m }], {
+    empty: `${ctx.serviceUrl('training')} lists no trainable base models`,
+  });
 }

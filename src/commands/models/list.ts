@@ -17,9 +17,13 @@ export async function runList(ctx: Context): Promise<void> {
     return;
   }
   // An empty list has happened on the real service (api-contract.md §3.4): say so, but it is no error.
-  if (models.length === 0) io.info('The inference API lists no models');
-  printTable(io, models, [
-    { header: 'id', value: (m) => m.id },
-    { header: 'owned by', value: (m) => m.owned_by },
-  ]);
+  printTable(
+    io,
+    models,
+    [
+      { header: 'id', value: (m) => m.id },
+      { header: 'owned by', value: (m) => m.owned_by },
+    ],
+    { empty: 'The inference API lists no models' },
+  );
 }
