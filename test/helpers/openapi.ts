@@ -1,14 +1,64 @@
 // Checks recorded requests against the platform's published OpenAPI document (../shared/reference,
 // beside the project; never copied into it). Used by the conformance tests: every body and query
-// the CLI sends must validate against the operation's schema.
+// the CLI sends must validate against the operation's schema. locateContract() is the one way the
+// contract suites find the document: missing, they are skipped with the reason on a local run, and
+// fail under CI, where a silent skip would pass a submission that was never checked.
 
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { describe, it } from 'vitest';
 import type { RequestRecord } from '../../src/emulator/recorder.js';
 
 export const CONTRACT_PATH = new URL('../../../shared/reference/training-openapi.json', import.meta.url);
-export const contractPresent = existsSync(CONTRACT_PATH);
+
+export type ContractLocation =
+  | { present: true; path: string }
+  | { present: false; path: string; reason: string };
+
+/** CI=true (GitHub Actions, GitLab, most runners); '', '0' and 'false' are not CI. */
+export function isCi(env: Record<string, string | undefined> = process.env): boolean {
+  const value = env.CI?.trim().toLowerCase();
+  return value !== undefined && value !== '' && value !== '0' && value !== 'false';
+}
+
+/**
+ * Where the Training API document is. Missing, it is a reason to skip on a developer's machine, and an
+ * error under CI (thrown: the suite that asked fails to load, so the run fails).
+ */
+export function locateContract(
+  options: { path?: URL | string; env?: Record<string, string | undefined> } = {},
+): ContractLocation {
+  const where = options.path ?? CONTRACT_PATH;
+  const path = typeof where === 'string' ? where : fileURLToPath(where);
+  if (existsSync(path)) return { present: true, path };
+  const reason = `the Training API document is missing: ${path} (expected in ../shared/reference beside the project)`;
+  if (isCi(options.env ?? process.env)) {
+    throw new Error(`${reason}. Under CI the contract suites must run: failing instead of skipping.`);
+  }
+  return { present: false, path, reason };
+}
+
+/**
+ * describe() given the document's path when it is there; otherwise a skipped describe whose title says
+ * why (and the reason on stderr), or, under CI, the error of locateContract().
+ */
+export function describeWithContract(
+  title: string,
+  body: (path: string) => void,
+  options: { path?: URL | string; env?: Record<string, string | undefined> } = {},
+): void {
+  const location = locateContract(options);
+  if (location.present) {
+    describe(title, () => body(location.path));
+    return;
+  }
+  console.warn(`skipping "${title}": ${location.reason}`);
+  describe.skip(`${title} [skipped: ${location.reason}]`, () => {
+    it('needs the Training API document', () => {});
+  });
+}
 
 interface Operation {
   parameters?: Array<{ name: string; in: string; required?: boolean; schema: unknown }>;
@@ -24,8 +74,8 @@ export interface Contract {
   check(record: RequestRecord): string[];
 }
 
-export function loadContract(): Contract {
-  const doc = JSON.parse(readFileSync(CONTRACT_PATH, 'utf8')) as OpenApi;
+export function loadContract(path: URL | string = CONTRACT_PATH): Contract {
+  const doc = JSON.parse(readFileSync(path, 'utf8')) as OpenApi;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   (addFormatsModule as unknown as { default: (a: Ajv2020) => void }).default(ajv);
   ajv.addSchema(doc, 'openapi');
