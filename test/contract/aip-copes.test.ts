@@ -35,6 +35,27 @@ async function trainedModel(target: TestEmulator, env: Record<string, string>, s
   await target.control('POST', `/models/${created.stdout.trim()}/checkpoints`, { count: steps });
 }
 
+/** An SFT job of the model `agent` (of `steps` steps), created through aip: its id. */
+async function sftJob(env: Record<string, string>, options: { steps?: number; wait?: boolean } = {}) {
+  if (options.steps !== undefined) await emu.control('POST', '/job-plans', { steps: options.steps });
+  const argv = [
+    'jobs',
+    'create',
+    'sft',
+    '--model',
+    'agent',
+    '--data-url',
+    'wandb-artifact:///local/demo/d:v0',
+    '-q',
+  ];
+  const created = await runCli(options.wait ? [...argv, '--wait', '--interval', '0.01'] : argv, {
+    env,
+    sleepCap: 5,
+  });
+  expect(created.code).toBe(0);
+  return created.stdout.trim();
+}
+
 async function replyOf(target: TestEmulator, model: string, content: string): Promise<string> {
   const res = await fetch(`${target.urls.base}/chat/completions`, {
     method: 'POST',
@@ -122,23 +143,7 @@ describe('aip jobs get when the events cannot all be read', () => {
     const env = envOf(emu);
     await trainedModel(emu, env, 0);
     // 150 steps: 152 events, two pages of at most 100.
-    expect((await emu.control('POST', '/job-plans', { steps: 150 })).status).toBe(200);
-    const created = await runCli(
-      [
-        'jobs',
-        'create',
-        'sft',
-        '--model',
-        'agent',
-        '--data-url',
-        'wandb-artifact:///local/demo/d:v0',
-        '--wait',
-        '-q',
-      ],
-      { env, sleepCap: 5 },
-    );
-    expect(created.code).toBe(0);
-    const id = created.stdout.trim();
+    const id = await sftJob(env, { steps: 150, wait: true });
     const events = '/training/v1/preview/training-jobs/*/events';
     // The first page reads; the second fails (no retries).
     await emu.fault({ path: events, status: 500, skip: 1 });
@@ -176,22 +181,7 @@ describe('cursors', () => {
   it('an empty last_id from an empty page is never sent back as after=', async () => {
     const env = envOf(emu);
     await trainedModel(emu, env, 0);
-    await emu.control('POST', '/job-plans', { steps: 2 });
-    const id = (
-      await runCli(
-        [
-          'jobs',
-          'create',
-          'sft',
-          '--model',
-          'agent',
-          '--data-url',
-          'wandb-artifact:///local/demo/d:v0',
-          '-q',
-        ],
-        { env },
-      )
-    ).stdout.trim();
+    const id = await sftJob(env, { steps: 2 });
     await runCli(['events', id, '--follow', '--interval', '0.01'], { env, sleepCap: 5 });
     await runCli(['events', id, '--all'], { env });
     const sent = await emu.requests({ path: `/training/v1/preview/training-jobs/${id}/events` });
@@ -233,13 +223,7 @@ describe('replies and pages the document allows but aip did not expect (found by
   it('events --follow shows each event once when the server sends a page again, and waits between', async () => {
     const env = envOf(emu);
     await trainedModel(emu, env, 0);
-    await emu.control('POST', '/job-plans', { steps: 2 });
-    const created = await runCli(
-      ['jobs', 'create', 'sft', '--model', 'agent', '--data-url', 'wandb-artifact:///local/demo/d:v0', '-q'],
-      { env },
-    );
-    const id = created.stdout.trim();
-    await runCli(['jobs', 'wait', id, '--interval', '0.01'], { env, sleepCap: 5 });
+    const id = await sftJob(env, { steps: 2, wait: true });
     const [repeated] = JSON.parse((await runCli(['events', id, '--json'], { env })).stdout);
     await emu.fault({
       path: '/training/v1/preview/training-jobs/*/events',
@@ -262,21 +246,7 @@ describe('replies and pages the document allows but aip did not expect (found by
   it('a poll cut short by the --timeout is the timeout, not a network warning', async () => {
     const env = envOf(emu);
     await trainedModel(emu, env, 0);
-    const id = (
-      await runCli(
-        [
-          'jobs',
-          'create',
-          'sft',
-          '--model',
-          'agent',
-          '--data-url',
-          'wandb-artifact:///local/demo/d:v0',
-          '-q',
-        ],
-        { env },
-      )
-    ).stdout.trim();
+    const id = await sftJob(env);
     await emu.fault({ path: '/training/v1/preview/training-jobs/*/events', delay_ms: 2000, status: 500 });
     const r = await runCli(['--timeout', '0.3', 'events', id, '--follow'], { env, realSleep: true });
     expect(r.code).toBe(7);
