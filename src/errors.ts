@@ -22,12 +22,16 @@ export const EXIT_CODE_TABLE: ReadonlyArray<{ code: ExitCodeValue; meaning: stri
   { code: ExitCode.error, meaning: 'error from the server or the network, after retries' },
   {
     code: ExitCode.usage,
-    meaning: 'bad usage, invalid input or settings (nothing was sent), or input the server rejected (422)',
+    meaning:
+      'bad usage, invalid input or settings (nothing was sent), or input the server refused (400, 422): nothing was created',
   },
-  { code: ExitCode.notFound, meaning: 'not found (404)' },
+  { code: ExitCode.notFound, meaning: 'not found: an unknown id or name (404, or a name this machine does not know)' },
   { code: ExitCode.auth, meaning: 'authentication or permission: no key, 401, 403' },
   { code: ExitCode.jobFailed, meaning: 'the training job failed' },
-  { code: ExitCode.rateLimited, meaning: 'rate limited or quota exhausted (429, 402), after retries' },
+  {
+    code: ExitCode.rateLimited,
+    meaning: 'rate limited or quota exhausted (429, 402), after retries, whichever command it ends',
+  },
   { code: ExitCode.waitTimeout, meaning: 'a --timeout was reached while waiting' },
   { code: ExitCode.interrupted, meaning: 'interrupted (Ctrl-C)' },
   { code: ExitCode.terminated, meaning: 'terminated (SIGTERM), after stopping cleanly' },
@@ -123,7 +127,8 @@ function exitCodeForStatus(status: number): ExitCodeValue {
   if (status === 401 || status === 403) return ExitCode.auth;
   if (status === 404) return ExitCode.notFound;
   if (status === 402 || status === 429) return ExitCode.rateLimited;
-  if (status === 422) return ExitCode.usage;
+  // The server refused the input itself (a bad data URL, a schema error): as bad input found offline.
+  if (status === 400 || status === 422) return ExitCode.usage;
   return ExitCode.error;
 }
 

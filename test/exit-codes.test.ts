@@ -144,7 +144,7 @@ describe('the one mapping from errors to exit codes', () => {
       [new InterruptedError(), 130],
     ];
     for (const [status, code] of [
-      [400, 1],
+      [400, 2],
       [401, 4],
       [402, 6],
       [403, 4],

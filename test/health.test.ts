@@ -73,7 +73,9 @@ describe('aip health', () => {
     expect(r.stderr.trim().split('\n')).toEqual([
       'warning: GET /training/v1/health: HTTP 503; retrying in 0.4s (retry 1 of 2)',
       'warning: GET /training/v1/health: HTTP 503; retrying in 0.9s (retry 2 of 2)',
-      'error: health check failed: training error',
+      expect.stringMatching(
+        /^error: health check failed \(training error\): The engine is currently overloaded.*\(HTTP 503 from GET \/training\/v1\/health, request id \w+\); gave up after 3 attempts$/,
+      ),
     ]);
     expect(r.sleeps).toEqual([438, 875]);
     expect(await emu.requests({ path: '/training/v1/health' })).toHaveLength(3);
@@ -90,7 +92,17 @@ describe('aip health', () => {
       status: 'unreachable',
       http_status: null,
     });
-    expect(r.stderr).toBe('error: health check failed: trace unreachable\n');
+    expect(r.stderr).toBe(
+      'error: health check failed (trace unreachable): trace ingest unreachable: GET /agents/otel/v1/traces could not connect (ECONNREFUSED)\n',
+    );
+  });
+
+  it('exits with the code of the kind of failure: a 429 that outlasts the retries is 6', async () => {
+    await emu.fault({ path: '/training/v1/health', status: 429, retry_after: '0', times: 10 });
+    const r = await runCli(['--max-retries', '1', 'health'], { env: emu.env });
+    expect(r.code).toBe(6);
+    expect(r.stdout).toMatch(/^training\terror\t/);
+    expect(r.stderr).toMatch(/\nerror: health check failed \(training error\): Concurrency limit reached/);
   });
 
   it('--quiet prints nothing and keeps the exit code', async () => {

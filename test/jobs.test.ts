@@ -337,7 +337,7 @@ describe('aip jobs create sft', () => {
     expect(http.stderr).toMatch(
       /^warning: --data-url "https:\/\/example.com\/train.jsonl" is not a wandb-artifact:\/\/\/ URL/,
     );
-    expect(http.code).toBe(1);
+    expect(http.code).toBe(2);
     expect(http.stderr).toMatch(/error: Could not resolve training data .*\(HTTP 400 from POST/);
   });
 });
@@ -488,7 +488,7 @@ describe('aip jobs get and list', () => {
       /^error: "abc" is not a job id: give the id, or at least its first 4 characters/,
     );
     const unknown = await run(['jobs', 'get', 'ffffffff']);
-    expect(unknown.code).toBe(2);
+    expect(unknown.code).toBe(3);
     expect(unknown.stderr).toMatch(/^error: unknown job "ffffffff"/);
   });
 });

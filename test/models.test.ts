@@ -171,7 +171,7 @@ describe('aip models create', () => {
 });
 
 describe('model names', () => {
-  it('resolve by name, project/name or team/project/name; ambiguous and unknown names are usage errors', async () => {
+  it('resolve by name, project/name or team/project/name; an ambiguous name is a usage error, an unknown one not found', async () => {
     const a = await create('shared');
     const other = await runCli(
       ['--project', 'local/other', 'models', 'create', '--name', 'shared', '--base-model', BASE, '-q'],
@@ -190,7 +190,7 @@ describe('model names', () => {
       `error: "shared" names 2 models: give team/project/name or the id\n  local/demo/shared  ${a}\n  local/other/shared  ${c}\n`,
     );
     const unknown = await ids('nope');
-    expect(unknown.code).toBe(2);
+    expect(unknown.code).toBe(3);
     expect(unknown.stderr).toMatch(
       /^error: unknown model "nope": not a UUID, nor a model created from this machine/,
     );
@@ -205,7 +205,7 @@ describe('model names', () => {
     const elsewhere = await runCli(['checkpoints', 'list', 'here'], {
       env: { ...env, AIP_BASE_URL: `${emu.origin}/other/v1` },
     });
-    expect(elsewhere.code).toBe(2);
+    expect(elsewhere.code).toBe(3);
     expect(elsewhere.stderr).toMatch(/no model was created from this machine against .*\/other\/v1/);
   });
 });

@@ -2,7 +2,7 @@
 // `aip jobs list` shows these, and commands take a unique prefix of a remembered job id.
 
 import type { JobKind } from '../api/types.js';
-import { UsageError } from '../errors.js';
+import { NotFoundError, UsageError } from '../errors.js';
 import { updateJsonFile } from '../settings/json-store.js';
 import { hasStrings, readEntries } from './file.js';
 
@@ -51,10 +51,15 @@ export function resolveJob(registry: JobRegistry, ref: string, baseUrl: string):
       details: listing(matches),
     });
   }
-  throw new UsageError(
-    ref.length < MIN_PREFIX
-      ? `"${ref}" is not a job id: give the id, or at least its first ${MIN_PREFIX} characters`
-      : `unknown job "${ref}": not a UUID, nor the start of a job created from this machine against ${baseUrl}`,
+  if (ref.length < MIN_PREFIX) {
+    throw new UsageError(
+      `"${ref}" is not a job id: give the id, or at least its first ${MIN_PREFIX} characters`,
+      { details: listing(known) },
+    );
+  }
+  // A reference of the right form that names nothing: not found, as an unknown id is (exit 3).
+  throw new NotFoundError(
+    `unknown job "${ref}": not a UUID, nor the start of a job created from this machine against ${baseUrl}`,
     { details: listing(known) },
   );
 }

@@ -2,7 +2,7 @@
 // instead of a UUID. The API has no way to list models, so this is the only memory of them. Entries
 // are per base URL: a name made against the emulator never resolves to a production model.
 
-import { UsageError } from '../errors.js';
+import { NotFoundError, UsageError } from '../errors.js';
 import { updateJsonFile } from '../settings/json-store.js';
 import { hasStrings, readEntries } from './file.js';
 
@@ -83,7 +83,8 @@ export function resolveModel(registry: ModelRegistry, ref: string, baseUrl: stri
       details: listing(matches),
     });
   }
-  throw new UsageError(
+  // A name that names nothing: not found, as an unknown id is (exit 3).
+  throw new NotFoundError(
     known.length === 0
       ? `unknown model "${ref}": not a UUID, and no model was created from this machine against ${baseUrl} (aip models create)`
       : `unknown model "${ref}": not a UUID, nor a model created from this machine against ${baseUrl}; known models:`,

@@ -52,6 +52,8 @@ interface Command {
   /** What stdout may hold when the command fails (a report that says it is incomplete). */
   failedOutput?: RegExp;
   stdin?: string;
+  /** Statuses this command takes as its answer (shown, never retried): system-check's 503. */
+  answers?: number[];
 }
 
 const COMMANDS: Command[] = [
@@ -193,6 +195,24 @@ const COMMANDS: Command[] = [
     method: 'POST',
     path: '/trace/agents/otel/v1/traces',
   },
+  {
+    // The training row of its table says how the check failed; the other two still answer.
+    name: 'health',
+    argv: () => ['health'],
+    service: 'training',
+    method: 'GET',
+    path: '/training/v1/health',
+    failedOutput: /^training\t(error|unreachable)\t.*\ninference\t.*\ntrace\t/,
+  },
+  {
+    // A 503 is its answer (a component failing): told, not retried.
+    name: 'system-check',
+    argv: () => ['system-check'],
+    service: 'training',
+    method: 'GET',
+    path: '/training/v1/system-check',
+    answers: [503],
+  },
 ];
 
 interface Fault {
@@ -227,6 +247,8 @@ const network = { aip: true, sdk: true };
 const never = { aip: false, sdk: false };
 
 const FAULTS: Fault[] = [
+  // Input the server refused: nothing was created, as with input refused offline.
+  status(400, 2, /HTTP 400/),
   status(401, 4, /Authentication failed.*aip auth login/),
   status(403, 4, /Forbidden/),
   // models base says what a 404 there means: the deployment does not list base models.
@@ -347,7 +369,8 @@ describe('fault matrix', () => {
           const retried = command.sdk ? fault.retried.sdk : fault.retried.aip;
           // A stream cut after it began is not sent again: the reply has started on stdout.
           const streamCut = command.name === 'chat --stream' && fault.spec?.cut_after_bytes !== undefined;
-          const expected = command.creates || !retried || streamCut ? 1 : MAX_RETRIES + 1;
+          const answered = command.answers?.includes(fault.spec?.status as number) === true;
+          const expected = command.creates || !retried || streamCut || answered ? 1 : MAX_RETRIES + 1;
           expect(sent, `${command.name}: ${fault.name}`).toHaveLength(expected);
         });
       }

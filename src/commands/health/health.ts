@@ -3,7 +3,7 @@
 // HTTP answer below 500 counts (a 401 or 405 is expected without a key; a 404 hints at a wrong URL).
 
 import type { Context, Service } from '../../context.js';
-import { CliError, CommandFailedError } from '../../errors.js';
+import { ApiError, CliError, CommandFailedError } from '../../errors.js';
 import { printTable } from '../../output/table.js';
 
 type CheckStatus = 'ok' | 'reachable' | 'error' | 'unreachable';
@@ -18,6 +18,9 @@ export interface HealthCheck {
   message: string | null;
   response?: unknown;
 }
+
+/** A check and, when it failed, why (not printed: --json shows the check, the exit code the cause). */
+type Checked = { check: HealthCheck; error?: CliError };
 
 const PROBES: Record<Service, string> = {
   training: '/health',
@@ -34,7 +37,7 @@ function classify(status: number): { ok: boolean; status: CheckStatus; message: 
   };
 }
 
-async function check(ctx: Context, service: Service): Promise<HealthCheck> {
+async function check(ctx: Context, service: Service): Promise<Checked> {
   const http = ctx.http(service, { auth: 'none' });
   const path = PROBES[service];
   const url = `${http.baseUrl}${path}`;
@@ -57,11 +60,11 @@ async function check(ctx: Context, service: Service): Promise<HealthCheck> {
       message: verdict.message,
     };
     if (service === 'training') result.response = res.data ?? null;
-    return result;
+    return { check: result };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    const status = 'status' in error && typeof error.status === 'number' ? error.status : null;
-    return {
+    const status = error instanceof ApiError ? error.status : null;
+    const failed: HealthCheck = {
       interface: service,
       url,
       ok: false,
@@ -70,14 +73,16 @@ async function check(ctx: Context, service: Service): Promise<HealthCheck> {
       latency_ms: null,
       message: error.message,
     };
+    return { check: failed, error };
   }
 }
 
 export async function runHealth(ctx: Context): Promise<void> {
   const { io } = ctx;
-  const checks = await io.withSpinner('Checking the training, inference and trace endpoints…', () =>
+  const results = await io.withSpinner('Checking the training, inference and trace endpoints…', () =>
     Promise.all((['training', 'inference', 'trace'] as const).map((service) => check(ctx, service))),
   );
+  const checks = results.map((r) => r.check);
 
   if (ctx.json) io.json(checks);
   else if (!io.quiet) {
@@ -96,10 +101,14 @@ export async function runHealth(ctx: Context): Promise<void> {
       { header: 'detail', value: (c) => c.message ?? '' },
     ]);
   }
-  const failed = checks.filter((c) => !c.ok);
-  if (failed.length > 0) {
-    throw new CommandFailedError(
-      `health check failed: ${failed.map((c) => `${c.interface} ${c.status}`).join(', ')}`,
-    );
-  }
+  const failed = results.filter((r) => r.error);
+  if (failed.length === 0) return;
+  // The message names every interface that failed and says why the first did; the exit code is that
+  // of the first failure's kind (a 429 is 6 here as everywhere).
+  const first = failed[0]!.error!;
+  const which = failed.map(({ check: c }) => `${c.interface} ${c.status}`).join(', ');
+  const message = `health check failed (${which}): ${first.message}`;
+  if (first instanceof ApiError)
+    throw new ApiError(message, first.status, first.requestId, { hint: first.hint, details: first.details });
+  throw new CommandFailedError(message, { hint: first.hint });
 }
