@@ -1,10 +1,13 @@
 // The one object through which every command reads stdin and writes stdout/stderr. It knows whether
 // each stream is a terminal, whether colour is wanted, whether we run in CI, and which strings are
-// secrets that must never be written. Tests build one over in-memory streams (test/helpers/io.ts).
+// secrets that must never be written. Every write is rendered harmless for a terminal (sanitize.ts):
+// only aip's own styling and control sequences pass as they are. Tests build one over in-memory
+// streams (test/helpers/io.ts).
 
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Env } from '../globals.js';
 import { redactSecrets } from '../secrets.js';
+import { Trust } from './sanitize.js';
 
 export interface OutStream {
   write(chunk: string): boolean;
@@ -56,6 +59,7 @@ export class IO {
   style: ChalkInstance;
   errStyle: ChalkInstance;
   quiet = false;
+  private readonly trusted = new Trust();
   private stdoutClosed = false;
   private readonly closeListeners = new Set<() => void>();
 
@@ -80,9 +84,14 @@ export class IO {
     this.quiet = options.quiet === true;
   }
 
-  /** Raw text to stdout, keys masked (secrets.ts). */
+  /** Text to stdout as it is, but for controls from outside (shown, not acted on) and keys (masked). */
   write(text: string): void {
-    this.streams.stdout.write(redactSecrets(text));
+    this.streams.stdout.write(redactSecrets(this.trusted.render(text)));
+  }
+
+  /** aip's own control sequence (a line redrawn in place), to be written as it is. */
+  control(sequence: string): string {
+    return this.trusted.trust(sequence);
   }
 
   /** One line of result to stdout. */
@@ -118,8 +127,17 @@ export class IO {
     this.streams.stdout.write(text);
   }
 
+  /**
+   * The value as JSON, exact: JSON escapes the C0 controls itself, and the few characters it leaves
+   * raw that a terminal may act on (DEL, the C1 controls, bidi overrides) are escaped the same way.
+   */
   json(value: unknown): void {
-    this.out(JSON.stringify(value, null, 2));
+    this.out(exactJson(JSON.stringify(value, null, 2)));
+  }
+
+  /** One JSON Lines record (--jsonl), exact in the same way. */
+  jsonLine(value: unknown): void {
+    this.out(exactJson(JSON.stringify(value)));
   }
 
   /** Width of the terminal on stdout (80 when unknown). */
@@ -137,9 +155,9 @@ export class IO {
     return this.streams.stderr as unknown as NodeJS.WritableStream;
   }
 
-  /** Raw text to stderr, keys masked. */
+  /** Text to stderr, rendered and masked as `write` does. */
   errWrite(text: string): void {
-    this.streams.stderr.write(redactSecrets(text));
+    this.streams.stderr.write(redactSecrets(this.trusted.render(text)));
   }
 
   err(line = ''): void {
@@ -180,10 +198,12 @@ export class IO {
     if (!this.spinnersEnabled) return noSpinner;
     const { default: ora } = await import('ora');
     const stream = this.streams.stderr as unknown as NodeJS.WritableStream;
-    const spin = ora({ text, stream, color: 'cyan', isEnabled: true, discardStdin: false }).start();
+    const render = (t: string) => redactSecrets(this.trusted.render(t));
+    const spin = ora({ text: render(text), stream, color: 'cyan', isEnabled: true, discardStdin: false });
+    spin.start();
     return {
       update: (t) => {
-        spin.text = t;
+        spin.text = render(t);
       },
       stop: () => {
         spin.stop();
@@ -197,9 +217,34 @@ export class IO {
     return Buffer.concat(chunks).toString('utf8');
   }
 
+  /**
+   * Chalk, with the escapes it adds trusted and the text it is given neutralised first: a styled
+   * cell of server data keeps its colour, and none of the server's own escapes.
+   */
   private chalkFor(isTTY: boolean, noColorFlag: boolean): ChalkInstance {
-    return new Chalk({ level: wantsColor(this.env, isTTY, noColorFlag) ? 1 : 0 });
+    const chalk = new Chalk({ level: wantsColor(this.env, isTTY, noColorFlag) ? 1 : 0 });
+    const trusted = this.trusted;
+    // A proxy of a stand-in function, not of chalk itself: chalk fixes its builders as read-only
+    // properties once made, which a proxy of it could not then answer with a wrapped one.
+    const wrap = (real: unknown): unknown => {
+      if (typeof real !== 'function') return real;
+      const call = real as (...args: unknown[]) => unknown;
+      return new Proxy(() => {}, {
+        apply: (_stand, _self, args: unknown[]) =>
+          trusted.trust(String(call(...args.map((a) => trusted.neutralize(String(a)))))),
+        get: (_stand, key) => wrap(Reflect.get(call, key)),
+      });
+    };
+    return wrap(chalk) as ChalkInstance;
   }
+}
+
+/** JSON text with the characters JSON.stringify leaves raw but a terminal may act on escaped. */
+function exactJson(text: string): string {
+  return text.replace(
+    /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 export function processIO(env: Env): IO {

@@ -19,16 +19,18 @@ export function progress(io: IO): Progress {
     return { status() {}, line: (text) => io.info(text), done() {} };
   }
   let current = '';
+  // The redraw is aip's own: written as it is, where the text's own controls would be shown.
+  const clear = io.control(CLEAR);
   return {
     status(text) {
       current = text;
-      io.errWrite(`${CLEAR}${text}`);
+      io.errWrite(`${clear}${text}`);
     },
     line(text) {
-      io.errWrite(`${CLEAR}${text}\n${current}`);
+      io.errWrite(`${clear}${text}\n${current}`);
     },
     done() {
-      if (current) io.errWrite(CLEAR);
+      if (current) io.errWrite(clear);
       current = '';
     },
   };

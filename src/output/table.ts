@@ -3,6 +3,7 @@
 
 import type { ChalkInstance } from 'chalk';
 import type { IO } from './io.js';
+import { sanitize } from './sanitize.js';
 
 export interface Column<T> {
   header: string;
@@ -11,11 +12,12 @@ export interface Column<T> {
   color?: (text: string, row: T, style: ChalkInstance) => string;
 }
 
+/** A cell as text, its controls already shown as sanitize shows them: columns align on what is seen. */
 export function cellText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
+  if (typeof value === 'object') return sanitize(JSON.stringify(value));
+  return sanitize(String(value));
 }
 
 /** A TSV field: tabs and line breaks would split records, so they become spaces. */

@@ -67,18 +67,38 @@ function printEvents(ctx: Context, events: readonly JobEvent[]): void {
   );
 }
 
+/**
+ * --follow --json: one array, written an element at a time as events arrive (a follow may run for
+ * days: nothing is kept), exactly as io.json would print it whole. An array that has begun is closed
+ * however the follow ends, so stdout stays one JSON document even after an error; an empty one is
+ * printed only when the follow itself ended (not when it failed before any event).
+ */
+function jsonArrayWriter(ctx: Context): {
+  write: (event: JobEvent) => void;
+  close: (ended: boolean) => void;
+} {
+  let count = 0;
+  return {
+    write: (event) => {
+      const element = JSON.stringify(event, null, 2).replace(/\n/g, '\n  ');
+      ctx.io.write(`${count++ === 0 ? '[\n' : ',\n'}  ${element}`);
+    },
+    close: (ended) => {
+      if (count > 0) ctx.io.write('\n]\n');
+      else if (ended) ctx.io.write('[]\n');
+    },
+  };
+}
+
 async function follow(ctx: Context, id: string, ref: string, options: EventsOptions): Promise<void> {
   const { io } = ctx;
-  const collected: JobEvent[] = [];
-  const write = options.jsonl
-    ? (e: JobEvent) => io.out(JSON.stringify(e))
-    : ctx.json
-      ? (e: JobEvent) => collected.push(e)
-      : eventWriter(ctx);
+  const array = ctx.json && !options.jsonl ? jsonArrayWriter(ctx) : undefined;
+  const write = options.jsonl ? (e: JobEvent) => io.jsonLine(e) : (array?.write ?? eventWriter(ctx));
   const timeout = ctx.globals.timeout;
   // Ctrl-C, or a reader that went away (`| head`), ends the follow.
   const { signal, release } = ctx.interruptible({ orStdoutClosed: true });
   let result: Awaited<ReturnType<typeof followEvents>>;
+  let ended = false;
   try {
     result = await followEvents(ctx.training(), id, {
       after: options.after,
@@ -91,10 +111,11 @@ async function follow(ctx: Context, id: string, ref: string, options: EventsOpti
       onEvent: write,
       onTrouble: (message) => io.warn(message),
     });
+    ended = true;
   } finally {
     release();
+    array?.close(ended);
   }
-  if (ctx.json && !options.jsonl) io.json(collected);
   const again = ['events', ref, '--follow', ...(result.cursor ? ['--after', result.cursor] : [])];
   if (options.jsonl) again.push('--jsonl');
   if (ctx.globals.json) again.push('--json');
@@ -128,9 +149,10 @@ export async function runEvents(ctx: Context, ref: string, options: EventsOption
     for await (const event of allItems(
       (after) => training.listEvents(id, { after, limit: options.limit ?? 100 }),
       options.after,
+      ctx.limits.pages,
     )) {
       count++;
-      if (options.jsonl) io.out(JSON.stringify(event));
+      if (options.jsonl) io.jsonLine(event);
       else events.push(event);
     }
     if (options.jsonl) {
@@ -141,7 +163,7 @@ export async function runEvents(ctx: Context, ref: string, options: EventsOption
   }
   const page = await training.listEvents(id, { after: options.after, limit: options.limit });
   if (options.jsonl) {
-    for (const event of page.data) io.out(JSON.stringify(event));
+    for (const event of page.data) io.jsonLine(event);
     if (page.data.length === 0) io.info(NO_EVENTS);
   } else if (ctx.json) io.json(page.data);
   else printEvents(ctx, page.data);
