@@ -2,7 +2,7 @@
 // and a verb's code (and its heavy dependencies) is imported only when that verb runs. Tests build a
 // fresh tree per run through main().
 
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { registerAuth } from './commands/auth/register.js';
 import { registerChat } from './commands/chat/register.js';
 import { registerCheckpoints } from './commands/checkpoints/register.js';
@@ -51,37 +51,118 @@ export function parseRetries(value: string): number {
   return Number(value);
 }
 
-function addGlobalOptions(program: Command): void {
-  program
-    .option(
+/** The global options, made afresh for each command that takes them (an Option belongs to one command). */
+function globalOptions(): Option[] {
+  return [
+    new Option(
       '--profile <name>',
       'settings profile to use (env AIP_PROFILE; built in: default, local, forge)',
-      parser(checkProfileName),
-    )
-    .option('--project <team/project>', 'team/project to work in (env AIP_PROJECT)', parser(normalizeProject))
-    .option(
-      '--base-url <url>',
-      'Training API base URL, ending in /v1 (env AIP_BASE_URL)',
+    ).argParser(parser(checkProfileName)),
+    new Option('--project <team/project>', 'team/project to work in (env AIP_PROJECT)').argParser(
+      parser(normalizeProject),
+    ),
+    new Option('--base-url <url>', 'Training API base URL, ending in /v1 (env AIP_BASE_URL)').argParser(
       parser(normalizeUrl),
-    )
-    .option(
+    ),
+    new Option(
       '--inference-url <url>',
       'Inference API base URL, ending in /v1 (env AIP_INFERENCE_URL)',
+    ).argParser(parser(normalizeUrl)),
+    new Option('--trace-url <url>', 'trace-ingest base URL (env AIP_TRACE_URL)').argParser(
       parser(normalizeUrl),
-    )
-    .option('--trace-url <url>', 'trace-ingest base URL (env AIP_TRACE_URL)', parser(normalizeUrl))
-    .option('--json', 'print results as JSON')
-    .option('-q, --quiet', 'print only ids; no progress or hints')
-    .option('--no-color', 'turn off colour (also NO_COLOR, FORCE_COLOR=0, TERM=dumb)')
-    .option('--debug', 'log each HTTP exchange on stderr, secrets masked; stack traces on errors')
-    .option(
+    ),
+    new Option('--json', 'print results as JSON'),
+    new Option('-q, --quiet', 'print only ids; no progress or hints'),
+    new Option('--no-color', 'turn off colour (also NO_COLOR, FORCE_COLOR=0, TERM=dumb)'),
+    new Option('--debug', 'log each HTTP exchange on stderr, secrets masked; stack traces on errors'),
+    new Option(
       '--timeout <seconds>',
       'per-request timeout; for commands that wait, the overall deadline',
-      parser(parseSeconds),
-    )
-    .option('--max-retries <n>', 'retries of idempotent requests (default 3)', parser(parseRetries))
-    .option('--no-input', 'never prompt; fail instead')
-    .option('-y, --yes', 'confirm destructive actions without asking');
+    ).argParser(parser(parseSeconds)),
+    new Option('--max-retries <n>', 'retries of idempotent requests (default 3)').argParser(
+      parser(parseRetries),
+    ),
+    new Option('--no-input', 'never prompt; fail instead'),
+    new Option('-y, --yes', 'confirm destructive actions without asking'),
+  ];
+}
+
+/**
+ * Each word of the command line is parsed by the command it belongs to, the one that knows which of
+ * its options take a value: the root parses the words before the command's name (positional options),
+ * the command the rest. So `aip checkpoints list --limit -V` gives --limit the value "-V", and
+ * -V/--version is the root's alone (`aip --version`), never a value's or an argument's stand-in.
+ *
+ * The global options are still accepted after the command's name: the command being dispatched to gets
+ * them too, hidden (its help lists them once, under "Global Options"), and hands each value it parses
+ * to the root, where ctx.globals reads it. They are added on the way down, to the few commands of the
+ * line being run, so building the tree costs no more, and the tree that help, completion and tests
+ * look at is the one registered. -V/--version given after a command is a usage error that says where
+ * it goes.
+ */
+function acceptGlobalOptions(program: Command): (parent: Command, command: Command) => void {
+  const accept = (_parent: Command, command: Command) => {
+    const taken = (flag: string | undefined) =>
+      flag !== undefined && command.options.some((o) => o.long === flag || o.short === flag);
+    for (const option of globalOptions()) {
+      // A command's own option of the same name wins.
+      if (taken(option.long) || taken(option.short)) continue;
+      command.addOption(option.hideHelp());
+      const key = option.attributeName();
+      command.on(`option:${option.name()}`, () => {
+        program.setOptionValueWithSource(key, command.getOptionValue(key), 'cli');
+      });
+    }
+    // -V/--version after a command's name: a usage error that says where the version flag goes, and
+    // how to pass the word as a value instead.
+    for (const flag of ['-V', '--version']) {
+      if (taken(flag)) continue;
+      const misplaced = new Option(flag).hideHelp();
+      command.addOption(misplaced);
+      command.on(`option:${misplaced.name()}`, () => {
+        const names: string[] = [];
+        for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+        const path = names.join(' ');
+        const asValue = command.registeredArguments.length
+          ? `; an argument that starts with "-" goes after --: ${path} -- ${flag}`
+          : '';
+        command.error(`error: unknown option '${flag}' (aip --version prints the version${asValue})`, {
+          code: 'commander.unknownOption',
+        });
+      });
+    }
+    command.hook('preSubcommand', accept);
+  };
+  return accept;
+}
+
+/**
+ * A command's entry in its parent's list of commands, as commander writes it, but "[options]" only for
+ * options the command shows: the global ones it takes after its name (above) are hidden, and `aip help`
+ * lists the commands after dispatching to `help`.
+ */
+function subcommandTerm(command: Command): string {
+  const alias = command.aliases()[0];
+  const args = command.registeredArguments.map((a) => {
+    const name = `${a.name()}${a.variadic ? '...' : ''}`;
+    return a.required ? `<${name}>` : `[${name}]`;
+  });
+  return [
+    `${command.name()}${alias ? `|${alias}` : ''}`,
+    ...(command.options.some((o) => !o.hidden) ? ['[options]'] : []),
+    ...args,
+  ].join(' ');
+}
+
+/**
+ * The root's options a command's help lists under "Global Options", as commander lists them, but for
+ * -V/--version: it goes before any command (`aip --version`), and is refused after one.
+ */
+function visibleGlobalOptions(command: Command): Option[] {
+  const options: Option[] = [];
+  for (let c = command.parent; c; c = c.parent)
+    options.push(...c.options.filter((o) => !o.hidden && o.long !== '--version'));
+  return options;
 }
 
 export function buildProgram(ctx: Context): Command {
@@ -92,15 +173,18 @@ export function buildProgram(ctx: Context): Command {
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help for a command')
     .helpCommand(false)
+    // Set before the nouns are added, which inherit it: each parses only up to its verb.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.write(text),
       writeErr: (text) => io.errWrite(text),
       outputError: (text, write) => write(text),
     })
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false, subcommandTerm, visibleGlobalOptions })
     .showSuggestionAfterError(true);
-  addGlobalOptions(program);
+  for (const option of globalOptions()) program.addOption(option);
+  program.hook('preSubcommand', acceptGlobalOptions(program));
   examples(program, [
     'aip emulator --detach && aip --profile local health',
     'aip auth login',
