@@ -2,6 +2,7 @@
 // and API clients. Nothing reads the config file or builds a client until a command asks for it.
 
 import { HttpClient } from './api/http.js';
+import { type Limits, limitsFrom } from './api/limits.js';
 import { TrainingClient } from './api/training.js';
 import {
   type ExchangeLogger,
@@ -51,6 +52,7 @@ export class Context {
   private cachedSettings: Settings | undefined;
   private cachedTransport: Transport | undefined;
   private cachedLogger: ExchangeLogger | undefined;
+  private cachedLimits: Limits | undefined;
 
   constructor(readonly deps: Deps) {}
 
@@ -78,6 +80,12 @@ export class Context {
 
   get timeoutMs(): number {
     return (this.globals.timeout ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  }
+
+  /** The bounds on answers (api/limits.ts), raised or lowered by AIP_MAX_* variables. */
+  get limits(): Limits {
+    this.cachedLimits ??= limitsFrom(this.env);
+    return this.cachedLimits;
   }
 
   serviceUrl(service: Service): string {
@@ -132,6 +140,7 @@ export class Context {
       sleep: this.deps.sleep,
       random: this.deps.random,
       userAgent: USER_AGENT,
+      limits: this.limits,
       onRetry: (notice) => {
         if (!this.io.quiet) this.io.warn(notice);
       },

@@ -4,6 +4,15 @@
 
 import { ApiError, CliError, NetworkError } from '../errors.js';
 import { apiErrorFrom } from './error-body.js';
+import {
+  type BodyKind,
+  DEFAULT_LIMITS,
+  ERROR_BODY_BYTES,
+  formatSize,
+  LimitError,
+  type Limits,
+  TIMEOUT_HINT,
+} from './limits.js';
 import { backoffDelay, isIdempotent, isRetryableStatus, MAX_RETRY_AFTER_MS, retryAfterMs } from './retry.js';
 import type { Transport, TransportResponse } from './transport.js';
 import { joinUrl, type Query } from './url.js';
@@ -25,6 +34,8 @@ export interface HttpClientOptions {
   onRetry?: (notice: string) => void;
   /** The credential headers for a key (default: a bearer token). */
   authHeaders?: (key: string) => Record<string, string>;
+  /** Sizes of answers (default DEFAULT_LIMITS). */
+  limits?: Limits;
 }
 
 export interface RequestOptions {
@@ -47,6 +58,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Safe to send twice (a POST that is not a create), so retried like a GET. */
   idempotent?: boolean;
+  /** What the answer is, for its size limit (default 'object'). */
+  kind?: BodyKind;
 }
 
 export interface PreparedRequest {
@@ -73,12 +86,18 @@ interface Failure {
   message: string;
   /** false when the request cannot have reached the server (connection refused, DNS). */
   mayHaveReachedServer: boolean;
+  /** What to do about it (a timeout: raise --timeout). */
+  hint?: string;
 }
 
 function describeFailure(error: unknown, timeoutMs: number): Failure {
   const err = error as NodeJS.ErrnoException;
   if (err.name === 'TimeoutError') {
-    return { message: `timed out after ${timeoutMs / 1000}s`, mayHaveReachedServer: true };
+    return {
+      message: `timed out after ${timeoutMs / 1000}s`,
+      mayHaveReachedServer: true,
+      hint: TIMEOUT_HINT,
+    };
   }
   const code = err.code;
   if (code && CONNECT_ERRORS.has(code)) {
@@ -138,6 +157,12 @@ export class HttpClient {
     const accept = req.accept ?? ((s: number) => s >= 200 && s < 300);
     const where = `${req.method} ${new URL(url).pathname}`;
     const idempotent = req.idempotent ?? isIdempotent(req.method);
+    const limits = o.limits ?? DEFAULT_LIMITS;
+    const kind = req.kind ?? 'object';
+    const bodyLimit = (status: number) =>
+      accept(status)
+        ? { bytes: limits.body[kind], kind }
+        : { bytes: ERROR_BODY_BYTES, kind: 'error' as const };
 
     for (let retry = 0; ; retry++) {
       const canRetry = retry < (req.retries ?? o.maxRetries);
@@ -148,8 +173,18 @@ export class HttpClient {
       const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
       let response: TransportResponse;
       try {
-        response = await o.transport({ method: req.method, url, headers, body, signal });
+        response = await o.transport({
+          method: req.method,
+          url,
+          headers,
+          body,
+          signal,
+          maxHeaderBytes: limits.headerBytes,
+          bodyLimit,
+        });
       } catch (error) {
+        // A limit passed: the same answer would come again, so it is not retried.
+        if (error instanceof LimitError) throw error.forService(o.service);
         // Our own refusals (a key bound for plain http) and the caller's abort are not network trouble.
         if (req.signal?.aborted || error instanceof CliError) throw error;
         const failure = describeFailure(error, timeoutMs);
@@ -161,7 +196,7 @@ export class HttpClient {
         const note = !retryable ? 'not retried: the request may have reached the server' : undefined;
         throw new NetworkError(
           `${o.service} unreachable: ${where} ${failure.message}${note ? `; ${note}` : retry > 0 ? ` (after ${retry + 1} attempts)` : ''}`,
-          { cause: error },
+          { cause: error, hint: failure.hint },
         );
       }
       const requestId = response.headers['x-request-id'];
@@ -213,7 +248,9 @@ export class HttpClient {
           : retryable && !idempotent
             ? 'not retried: the request may have been processed'
             : undefined;
-      throw withAttempts(apiErrorFrom({ ...exchange, note }), retry);
+      const cut = response.cut ? `its body was cut at ${formatSize(ERROR_BODY_BYTES)}` : undefined;
+      const notes = [note, cut].filter(Boolean).join('; ') || undefined;
+      throw withAttempts(apiErrorFrom({ ...exchange, note: notes }), retry);
     }
   }
 

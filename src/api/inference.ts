@@ -9,5 +9,5 @@ export interface ModelList {
 }
 
 export function listModels(http: HttpClient): Promise<HttpResponse<ModelList>> {
-  return http.request({ method: 'GET', path: '/models' });
+  return http.request({ method: 'GET', path: '/models', kind: 'models' });
 }

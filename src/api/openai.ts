@@ -8,6 +8,7 @@ import { CliError, NetworkError } from '../errors.js';
 import { assertKeyMayBeSentTo } from '../secrets.js';
 import { USER_AGENT } from '../version.js';
 import { apiErrorFrom } from './error-body.js';
+import { TIMEOUT_HINT } from './limits.js';
 import { sdkFetch } from './sdk-fetch.js';
 
 export type OpenAIService = 'inference' | 'training';
@@ -40,7 +41,7 @@ export async function openaiClient(ctx: Context, service: OpenAIService): Promis
     organization: null,
     maxRetries: ctx.globals.maxRetries ?? DEFAULT_MAX_RETRIES,
     timeout: ctx.timeoutMs,
-    fetch: sdkFetch({ log: ctx.exchangeLog }),
+    fetch: sdkFetch({ log: ctx.exchangeLog, limits: ctx.limits, service: SERVICE_NAMES[service] }),
     defaultHeaders: { 'user-agent': USER_AGENT },
   });
 }
@@ -55,7 +56,8 @@ function bodyText(body: unknown): string {
  */
 export async function sdkCall<T>(
   service: OpenAIService,
-  where: { method: string; url: string },
+  /** The request, for messages; `timeoutMs` is the client's (--timeout). */
+  where: { method: string; url: string; timeoutMs?: number },
   call: () => Promise<T>,
 ): Promise<T> {
   const { APIError, APIConnectionError, APIConnectionTimeoutError } = await import('openai');
@@ -83,7 +85,11 @@ export async function sdkCall<T>(
       );
     }
     if (error instanceof APIConnectionTimeoutError) {
-      throw new NetworkError(`${name} unreachable: ${where.method} ${new URL(where.url).pathname} timed out`);
+      const after = where.timeoutMs === undefined ? '' : ` after ${where.timeoutMs / 1000}s`;
+      throw new NetworkError(
+        `${name} unreachable: ${where.method} ${new URL(where.url).pathname} timed out${after}`,
+        { hint: TIMEOUT_HINT },
+      );
     }
     if (error instanceof APIConnectionError) {
       const cause = error.cause as (Error & { code?: string }) | undefined;

@@ -1,11 +1,27 @@
 // The fetch handed to the openai SDK: requests go through aip's own transport (node:http, the key
-// guard, the --debug log) instead of Node's fetch. Event streams are passed on as they arrive; other
-// bodies are read whole first, so that one cut short fails the fetch and the SDK retries it.
+// guard, the --debug log, the limits of limits.ts) instead of Node's fetch. Event streams are passed
+// on as they arrive, each line and the whole within their limits; other bodies are read whole first,
+// so that one cut short fails the fetch and the SDK retries it.
+//
+// A limit passed is not thrown from fetch: the SDK would take it for a connection error and retry it.
+// It comes as the body of the response instead, which the SDK reads once and fails with.
 
-import { Readable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import { Readable, Transform } from 'node:stream';
+import {
+  type BodyKind,
+  bodyTooLarge,
+  DEFAULT_LIMITS,
+  describeRequest,
+  ERROR_BODY_BYTES,
+  LimitError,
+  type Limits,
+  streamTooLarge,
+} from './limits.js';
 import {
   checkKeyDestination,
   type ExchangeLogger,
+  type OpenResponse,
   openRequest,
   readBody,
   type TransportRequest,
@@ -31,7 +47,71 @@ function headerRecord(headers: RequestInit['headers']): Record<string, string> {
 /** Statuses whose responses have no body (the Response constructor refuses one). */
 const NO_BODY = new Set([101, 204, 205, 304]);
 
-export function sdkFetch(options: { log?: ExchangeLogger } = {}): Fetch {
+/** The SDK asks for chat completions and the model list; anything else is sized as a model list. */
+const kindOf = (url: string): BodyKind =>
+  /\/chat\/completions\/?$/.test(new URL(url).pathname) ? 'completion' : 'models';
+
+/** A response whose body fails with `error` when read (the head is the real one when there is one). */
+function failing(error: LimitError, head?: OpenResponse): Response {
+  const body = new ReadableStream({ start: (controller) => controller.error(error) });
+  return new Response(body, { status: head?.status ?? 200, headers: head?.headers });
+}
+
+/** Where the first and the last line break of `chunk` are (-1: none). */
+function lineBreaks(chunk: Buffer): { first: number; last: number } {
+  const lf = chunk.indexOf(10);
+  const cr = chunk.indexOf(13);
+  const first = lf < 0 ? cr : cr < 0 ? lf : Math.min(lf, cr);
+  return { first, last: Math.max(chunk.lastIndexOf(10), chunk.lastIndexOf(13)) };
+}
+
+/**
+ * An event stream passed on as it comes, whole lines at a time: the unfinished end of a line is held
+ * until its line break. Past a line's limit or the whole's, it fails and the connection is closed.
+ * (Whole lines also spare the SDK's line decoder, which rescans a partial line on each chunk.)
+ */
+function limitedStream(
+  res: IncomingMessage,
+  limits: Limits,
+  where: string,
+  fail: (error: LimitError) => LimitError,
+): ReadableStream {
+  const lineLimit = limits.body.line;
+  const totalLimit = limits.body.completion;
+  let total = 0;
+  let held: Buffer[] = [];
+  let line = 0;
+  const limiter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      total += chunk.length;
+      if (total > totalLimit) return done(fail(streamTooLarge(where, totalLimit)));
+      const { first, last } = lineBreaks(chunk);
+      const tail = last < 0 ? chunk.length : chunk.length - last - 1;
+      if (line + (first < 0 ? chunk.length : first) > lineLimit || tail > lineLimit)
+        return done(fail(bodyTooLarge(where, 'line', lineLimit)));
+      if (last < 0) {
+        held.push(chunk);
+        line += chunk.length;
+        return done();
+      }
+      const whole = Buffer.concat([...held, chunk.subarray(0, last + 1)]);
+      held = tail > 0 ? [chunk.subarray(last + 1)] : [];
+      line = tail;
+      done(null, whole);
+    },
+    flush(done) {
+      done(null, held.length > 0 ? Buffer.concat(held) : undefined);
+    },
+  });
+  res.on('error', (error) => limiter.destroy(error));
+  limiter.on('error', () => res.destroy());
+  res.pipe(limiter);
+  return Readable.toWeb(limiter) as ReadableStream;
+}
+
+export function sdkFetch(options: { log?: ExchangeLogger; limits?: Limits; service?: string } = {}): Fetch {
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const fail = (error: LimitError) => (options.service ? error.forService(options.service) : error);
   return async (input, init = {}) => {
     const body =
       typeof init.body === 'string'
@@ -46,20 +126,28 @@ export function sdkFetch(options: { log?: ExchangeLogger } = {}): Fetch {
       headers: headerRecord(init.headers),
       body,
       signal: init.signal ?? new AbortController().signal,
+      maxHeaderBytes: limits.headerBytes,
     };
     checkKeyDestination(request);
+    const where = describeRequest(request.method, request.url);
     const log = options.log?.(request);
     const started = performance.now();
+    let open: OpenResponse | undefined;
     try {
-      const open = await openRequest(request);
+      open = await openRequest(request);
       log?.response(open, performance.now() - started);
       const contentType = open.headers['content-type'];
       let payload: Buffer | ReadableStream | null = null;
       if (NO_BODY.has(open.status)) open.stream.resume();
       else if (/event-stream/i.test(contentType ?? ''))
-        payload = Readable.toWeb(open.stream) as ReadableStream;
+        payload = limitedStream(open.stream, limits, where, fail);
       else {
-        payload = await readBody(open);
+        const kind = kindOf(request.url);
+        const limit =
+          open.status >= 200 && open.status < 300
+            ? { bytes: limits.body[kind], kind }
+            : { bytes: ERROR_BODY_BYTES, kind: 'error' as const };
+        payload = (await readBody(open, limit, where)).body;
         log?.body(payload, contentType);
       }
       return new Response(payload, {
@@ -69,6 +157,7 @@ export function sdkFetch(options: { log?: ExchangeLogger } = {}): Fetch {
       });
     } catch (error) {
       log?.failed(error, performance.now() - started);
+      if (error instanceof LimitError) return failing(fail(error), open);
       throw error;
     }
   };

@@ -71,7 +71,9 @@ export class TrainingClient {
 
   async listCheckpoints(id: string, query: CheckpointQuery = {}): Promise<Page<Checkpoint>> {
     const path = p`/preview/models/${id}/checkpoints`;
-    return (await this.http.request<Page<Checkpoint>>({ method: 'GET', path, query: { ...query } })).data;
+    return (
+      await this.http.request<Page<Checkpoint>>({ method: 'GET', path, query: { ...query }, kind: 'page' })
+    ).data;
   }
 
   /** The whole response: `attempts` > 1 means an earlier, lost attempt may have deleted some steps. */
@@ -105,7 +107,14 @@ export class TrainingClient {
     options: PollOptions = {},
   ): Promise<Page<JobEvent>> {
     const path = p`/preview/training-jobs/${id}/events`;
-    return (await this.http.request<Page<JobEvent>>({ method: 'GET', path, query: { ...query }, ...options }))
-      .data;
+    return (
+      await this.http.request<Page<JobEvent>>({
+        method: 'GET',
+        path,
+        query: { ...query },
+        kind: 'page',
+        ...options,
+      })
+    ).data;
   }
 }

@@ -2,10 +2,27 @@
 // than fetch: on Node 20 the first fetch() in a process loads and compiles undici, ~100 ms that a CLI
 // would pay on every run. Every request passes the same two guards: a key never goes over plain http
 // to a host that is not this machine, and with --debug each exchange is logged, credentials masked.
+// Every answer is read within the limits of limits.ts: headers by node:http's maxHeaderSize, bodies
+// here, the connection closed as soon as one passes its limit.
 
 import type { IncomingMessage } from 'node:http';
 import { assertKeyMayBeSentTo, redactHeader } from '../secrets.js';
 import { truncate } from '../text.js';
+import {
+  type BodyKind,
+  bodyTooLarge,
+  DEFAULT_BODY_LIMITS,
+  DEFAULT_HEADER_BYTES,
+  describeRequest,
+  ERROR_BODY_BYTES,
+  headersTooLarge,
+} from './limits.js';
+
+/** How much of a body to read: past `bytes`, a kind's answer fails; an 'error' answer is cut there. */
+export interface BodyLimit {
+  bytes: number;
+  kind: BodyKind | 'error';
+}
 
 export interface TransportRequest {
   method: string;
@@ -14,6 +31,10 @@ export interface TransportRequest {
   headers: Record<string, string>;
   body?: string | Buffer;
   signal: AbortSignal;
+  /** Default DEFAULT_HEADER_BYTES. */
+  maxHeaderBytes?: number;
+  /** The limit for the body of an answer with this status (default: defaultBodyLimit). */
+  bodyLimit?: (status: number) => BodyLimit;
 }
 
 interface ResponseHead {
@@ -25,6 +46,8 @@ interface ResponseHead {
 
 export interface TransportResponse extends ResponseHead {
   body: Buffer;
+  /** The body was longer than its 'error' limit: this is its beginning. */
+  cut?: boolean;
   /** From sending the request to the end of the body (module loading excluded). */
   elapsedMs: number;
 }
@@ -36,6 +59,13 @@ export interface OpenResponse extends ResponseHead {
 }
 
 export type Transport = (request: TransportRequest) => Promise<TransportResponse>;
+
+/** A success is a single object; anything else is an error answer, read in part. */
+export function defaultBodyLimit(status: number): BodyLimit {
+  return status >= 200 && status < 300
+    ? { bytes: DEFAULT_BODY_LIMITS.object, kind: 'object' }
+    : { bytes: ERROR_BODY_BYTES, kind: 'error' };
+}
 
 function flattenHeaders(res: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
@@ -58,13 +88,16 @@ export async function openRequest(request: TransportRequest): Promise<OpenRespon
     const headers = { ...request.headers };
     if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
     const started = performance.now();
-    const req = send(url, { method: request.method, headers });
+    const maxHeaderSize = request.maxHeaderBytes ?? DEFAULT_HEADER_BYTES;
+    const req = send(url, { method: request.method, headers, maxHeaderSize });
     const onAbort = () => req.destroy(request.signal.reason);
     request.signal.addEventListener('abort', onAbort, { once: true });
     const settle = () => request.signal.removeEventListener('abort', onAbort);
-    req.on('error', (error) => {
+    req.on('error', (error: NodeJS.ErrnoException) => {
       settle();
-      reject(error);
+      if (error.code === 'HPE_HEADER_OVERFLOW')
+        reject(headersTooLarge(describeRequest(request.method, request.url), maxHeaderSize));
+      else reject(error);
     });
     req.on('response', (res) => {
       res.once('close', settle);
@@ -80,16 +113,38 @@ export async function openRequest(request: TransportRequest): Promise<OpenRespon
   });
 }
 
-/** The whole body; a connection closed before Content-Length (or the last chunk) is an error. */
-export function readBody(response: OpenResponse): Promise<Buffer> {
+/**
+ * The whole body, within `limit`: past it the connection is closed at once, and the answer fails
+ * (LimitError) or, for an error answer, is cut. A connection closed before Content-Length (or the last
+ * chunk) is an error.
+ */
+export function readBody(
+  response: OpenResponse,
+  limit: BodyLimit,
+  where: string,
+): Promise<{ body: Buffer; cut: boolean }> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
+    let size = 0;
     const res = response.stream;
-    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const over = () => {
+      res.off('data', onData);
+      res.destroy();
+      if (limit.kind !== 'error') return reject(bodyTooLarge(where, limit.kind, limit.bytes));
+      resolve({ body: Buffer.concat(chunks).subarray(0, limit.bytes), cut: true });
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size > limit.bytes) over();
+    };
+    // A length declared past the limit is not worth reading.
+    if (limit.kind !== 'error' && Number(response.headers['content-length']) > limit.bytes) return over();
+    res.on('data', onData);
     res.on('error', reject);
     res.on('end', () => {
       if (!res.complete) reject(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
-      else resolve(Buffer.concat(chunks));
+      else resolve({ body: Buffer.concat(chunks), cut: false });
     });
   });
 }
@@ -97,12 +152,14 @@ export function readBody(response: OpenResponse): Promise<Buffer> {
 /** One request, its whole answer read. */
 export const nodeTransport: Transport = async (request) => {
   const response = await openRequest(request);
-  const body = await readBody(response);
+  const limit = (request.bodyLimit ?? defaultBodyLimit)(response.status);
+  const { body, cut } = await readBody(response, limit, describeRequest(request.method, request.url));
   return {
     status: response.status,
     statusText: response.statusText,
     headers: response.headers,
     body,
+    cut,
     elapsedMs: performance.now() - response.started,
   };
 };

@@ -1,13 +1,15 @@
 // One chat completion through the openai SDK, streamed or not. Streaming hands each piece of text on
 // the moment it arrives; a stream that ends without a finish reason (cut short) is an error, after
 // the text that did arrive has been handed on. The SDK's timeout covers only the wait for the answer
-// to begin, so a stream that stalls part-way is ended here, after --timeout without a chunk.
+// to begin, so a stream that sends nothing after its headers, or stalls part-way, is ended here,
+// after --timeout without a chunk. Its size (each line, and the whole) is bounded in sdk-fetch.ts.
 //
 // A server may answer a request to stream with one JSON completion instead: the Training API's
 // published document gives chat no other answer (api-contract.md §2.3, §6.4). That answer is taken
 // whole, and its text handed on at once, as if it had streamed in one piece.
 
 import type OpenAI from 'openai';
+import { TIMEOUT_HINT } from '../api/limits.js';
 import { openaiClient, sdkCall } from '../api/openai.js';
 import type { Context } from '../context.js';
 import { SERVICE_NAMES } from '../context.js';
@@ -76,7 +78,11 @@ export async function complete(
   options: { stream: boolean; onText?: (text: string) => void; signal?: AbortSignal; client?: OpenAI },
 ): Promise<ChatOutcome> {
   const client = options.client ?? (await openaiClient(ctx, request.api));
-  const where = { method: 'POST', url: `${ctx.serviceUrl(request.api)}/chat/completions` };
+  const where = {
+    method: 'POST',
+    url: `${ctx.serviceUrl(request.api)}/chat/completions`,
+    timeoutMs: ctx.timeoutMs,
+  };
   const body = {
     ...request.params,
     model: request.model,
@@ -109,6 +115,7 @@ export async function complete(
   const stalled = () =>
     new NetworkError(
       `${SERVICE_NAMES[request.api]}: the stream stalled: nothing for ${ctx.timeoutMs / 1000}s after ${content.length} characters (POST ${new URL(where.url).pathname})`,
+      { hint: TIMEOUT_HINT },
     );
   try {
     await sdkCall(request.api, where, async () => {

@@ -6,7 +6,10 @@
 // An event is handed on once, by its id, whatever the server sends: one that ignores the cursor and
 // sends a page again gets its repeats dropped (said once), and a page with nothing new waits the
 // interval before the next poll even when it says there is more, so such a server is not hammered.
+// Only the ids of the last FOLLOW_RECENT_IDS events are kept (limits.ts): a repeat is of a recent
+// page, and a follow of a job with millions of events stays small.
 
+import { FOLLOW_RECENT_IDS } from '../api/limits.js';
 import type { TrainingClient } from '../api/training.js';
 import type { JobEvent } from '../api/types.js';
 import { ApiError, NetworkError } from '../errors.js';
@@ -34,10 +37,31 @@ export interface FollowOptions {
   onEvent: (event: JobEvent) => void;
   /** Told when a poll failed and will be tried again. */
   onTrouble?: (message: string) => void;
+  /** The ids already handed on (default: the last FOLLOW_RECENT_IDS of this follow). */
+  seen?: RecentIds;
 }
 
 const MAX_BACKOFF_MS = 30_000;
 const ENDED = new Set(['succeeded', 'failed']);
+
+/** A set of the last `max` ids added: the oldest goes when a new one comes (a Set keeps their order). */
+export class RecentIds {
+  private readonly ids = new Set<string>();
+  constructor(private readonly max: number) {}
+
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
+
+  add(id: string): void {
+    this.ids.add(id);
+    if (this.ids.size > this.max) this.ids.delete(this.ids.values().next().value as string);
+  }
+
+  get size(): number {
+    return this.ids.size;
+  }
+}
 
 function isTransient(error: unknown): boolean {
   return (
@@ -53,8 +77,7 @@ export async function followEvents(
 ): Promise<{ end: FollowEnd; cursor: string | undefined }> {
   let cursor = o.after;
   let failures = 0;
-  // Ids handed on: one short string per event of the job, kept for as long as the follow runs.
-  const seen = new Set<string>();
+  const seen = o.seen ?? new RecentIds(FOLLOW_RECENT_IDS);
   let repeatsSaid = false;
   // Resuming from a cursor: if nothing comes after it, the job may have ended already, and then
   // nothing ever will. The job's status (when the server reports one) settles it, once.

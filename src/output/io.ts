@@ -240,7 +240,7 @@ export class IO {
 }
 
 /** JSON text with the characters JSON.stringify leaves raw but a terminal may act on escaped. */
-function exactJson(text: string): string {
+export function exactJson(text: string): string {
   return text.replace(
     /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
     (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,

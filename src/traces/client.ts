@@ -62,6 +62,7 @@ export class TraceClient {
       raw: { bytes, headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'gzip' } },
       headers: this.projectId ? { project_id: this.projectId } : undefined,
       idempotent: true,
+      kind: 'trace',
       signal,
     });
     return { ...readExportAnswer(response.data, spans), attempts: response.attempts };

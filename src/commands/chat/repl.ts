@@ -94,7 +94,7 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
     if (api !== 'inference' || model.startsWith('wandb-artifact:')) return;
     if (!inferenceModels) {
       const client = await clientFor('inference');
-      const where = { method: 'GET', url: `${ctx.serviceUrl('inference')}/models` };
+      const where = { method: 'GET', url: `${ctx.serviceUrl('inference')}/models`, timeoutMs: ctx.timeoutMs };
       const page = await sdkCall('inference', where, () => client.models.list());
       inferenceModels = new Set(page.data.map((m) => m.id));
     }

@@ -26,6 +26,7 @@ export async function fetchAllCheckpoints(
   const pages = allItems(
     (after) => training.listCheckpoints(id, { after, limit: options.limit ?? 100, order: options.order }),
     options.after,
+    ctx.limits.pages,
   );
   for await (const checkpoint of pages) all.push(checkpoint);
   return all;

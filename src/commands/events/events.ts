@@ -9,6 +9,7 @@ import { type Context, DEFAULT_TIMEOUT_SECONDS } from '../../context.js';
 import { InterruptedError, UsageError, WaitTimeoutError } from '../../errors.js';
 import { followEvents } from '../../jobs/follow.js';
 import { stepSummary } from '../../jobs/state.js';
+import { exactJson } from '../../output/io.js';
 import { printTable } from '../../output/table.js';
 import { resolveJobArg } from '../jobs/resolve.js';
 import { DEFAULT_INTERVAL_SECONDS } from '../jobs/watch.js';
@@ -80,7 +81,7 @@ function jsonArrayWriter(ctx: Context): {
   let count = 0;
   return {
     write: (event) => {
-      const element = JSON.stringify(event, null, 2).replace(/\n/g, '\n  ');
+      const element = exactJson(JSON.stringify(event, null, 2)).replace(/\n/g, '\n  ');
       ctx.io.write(`${count++ === 0 ? '[\n' : ',\n'}  ${element}`);
     },
     close: (ended) => {

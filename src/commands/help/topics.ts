@@ -15,6 +15,12 @@ export const ENVIRONMENT: ReadonlyArray<[name: string, meaning: string]> = [
     return env ? [[env, `${key}: ${SETTINGS[key].description}`]] : [];
   }),
   ['AIP_CONFIG_DIR', 'directory of config.json (default $XDG_CONFIG_HOME/aip or ~/.config/aip)'],
+  [
+    'AIP_MAX_RESPONSE_BYTES',
+    'size limit of every kind of answer at once (defaults 1M to 64M by kind), e.g. 128M',
+  ],
+  ['AIP_MAX_HEADER_BYTES', 'largest response headers read (default 32K)'],
+  ['AIP_MAX_PAGES', 'most pages --all follows (default 10000)'],
   ['NO_COLOR, FORCE_COLOR=0, TERM=dumb', 'turn colour off (FORCE_COLOR=1 turns it on when piped)'],
   ['CI', 'when set, no spinners or progress bars: one plain line per change'],
   [

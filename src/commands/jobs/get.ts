@@ -38,10 +38,11 @@ function metricsText(latest: Record<string, unknown> | undefined, headlineOnly: 
  * Every event of the job, applied to its state. A failure part-way is returned, not thrown: the job
  * was fetched, and what was read of its events still says something.
  */
-async function readEvents(training: TrainingClient, id: string, state: JobState) {
+async function readEvents(training: TrainingClient, id: string, state: JobState, maxPages: number) {
   let events = 0;
   try {
-    for await (const event of allItems((after) => training.listEvents(id, { after, limit: 100 }))) {
+    const pages = allItems((after) => training.listEvents(id, { after, limit: 100 }), undefined, maxPages);
+    for await (const event of pages) {
       applyEvent(state, event);
       events++;
     }
@@ -58,7 +59,7 @@ export async function runGet(ctx: Context, ref: string): Promise<void> {
   const training = ctx.training();
   const job = await training.getJob(id);
   const state = initialState();
-  const { events, trouble } = await readEvents(training, id, state);
+  const { events, trouble } = await readEvents(training, id, state, ctx.limits.pages);
   const status = trouble
     ? `${describeState(state)} (as of ${events} events; the rest could not be read)`
     : describeState(state);

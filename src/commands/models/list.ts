@@ -5,7 +5,7 @@ import { printTable } from '../../output/table.js';
 export async function runList(ctx: Context): Promise<void> {
   const { io } = ctx;
   const client = await openaiClient(ctx, 'inference');
-  const where = { method: 'GET', url: `${ctx.serviceUrl('inference')}/models` };
+  const where = { method: 'GET', url: `${ctx.serviceUrl('inference')}/models`, timeoutMs: ctx.timeoutMs };
   const models = await sdkCall('inference', where, async () => {
     const all = [];
     for await (const model of client.models.list()) all.push(model);
