@@ -25,7 +25,10 @@ export const EXIT_CODE_TABLE: ReadonlyArray<{ code: ExitCodeValue; meaning: stri
     meaning:
       'bad usage, invalid input or settings (nothing was sent), or input the server refused (400, 422): nothing was created',
   },
-  { code: ExitCode.notFound, meaning: 'not found: an unknown id or name (404, or a name this machine does not know)' },
+  {
+    code: ExitCode.notFound,
+    meaning: 'not found: an unknown id or name (404, or a name this machine does not know)',
+  },
   { code: ExitCode.auth, meaning: 'authentication or permission: no key, 401, 403' },
   { code: ExitCode.jobFailed, meaning: 'the training job failed' },
   {
