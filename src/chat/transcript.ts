@@ -1,10 +1,11 @@
 // Transcripts: JSON Lines, one chat message per line ({"role": …, "content": …}), as /save writes
 // them and --continue reads them back.
 
-import { accessSync, constants, existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { CliError, UsageError } from '../errors.js';
+import { removeStaleTemps, writeFileAtomic } from '../fs/atomic-write.js';
 import { messageParam } from '../validate/chat-schema.js';
 import { checkDocuments, openSource, problemLines } from '../validate/check-file.js';
 import { validate } from '../validate/schema.js';
@@ -37,27 +38,30 @@ const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (err
 
 /**
  * Throws unless the transcript can be written: checked before a request is sent, so that a reply
- * is never paid for and then lost.
+ * is never paid for and then lost. The new file is made beside the old one, so the directory must be
+ * writable too. What an earlier run killed while saving left there goes now.
  */
 export function assertWritable(file: string): void {
   try {
     if (existsSync(file)) {
       if (!statSync(file).isFile()) throw Object.assign(new Error(), { code: 'not a file' });
       accessSync(file, constants.W_OK);
-    } else accessSync(dirname(resolve(file)), constants.W_OK);
+    }
+    accessSync(dirname(resolve(file)), constants.W_OK);
   } catch (error) {
     throw new UsageError(`cannot write ${file}: ${reason(error)}`);
   }
+  removeStaleTemps(resolve(file));
 }
 
-/** Writes the whole transcript (to a temporary file renamed over the old one: never half a file). */
+/**
+ * Writes the whole transcript, atomically (src/fs/atomic-write.ts: never half a file, even when the
+ * process is killed). An existing file keeps its mode; a symbolic link is replaced by the file.
+ */
 export function saveTranscript(file: string, messages: readonly ChatMessage[]): void {
-  const temporary = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(temporary, lines(messages));
-    renameSync(temporary, file);
+    writeFileAtomic(file, lines(messages));
   } catch (error) {
-    rmSync(temporary, { force: true });
     throw new CliError(`cannot write ${file}: ${reason(error)}`);
   }
 }

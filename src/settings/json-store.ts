@@ -1,41 +1,118 @@
-// Every file aip writes (the config, the registries of models and jobs this machine created) goes
-// through conf: it writes a temporary file and renames it over the old one, so a crash never leaves
-// half a file, with mode 0600 (the config may hold a key). A lock file around read → change → write
-// keeps concurrent aip processes from losing each other's changes. conf is loaded here, on first
-// write, and never on the read path.
+// Every JSON file aip keeps (the config, the registries of models and jobs this machine created) is
+// written through conf: it writes a temporary file beside it, flushes it and renames it over the old
+// one, so a crash (even kill -9) never leaves half a file, with mode 0600 (the config may hold a key).
+// A lock file around read → change → write keeps concurrent aip processes from losing each other's
+// changes; it names its process, so that one left by a process that was killed is taken over at once,
+// and under it, conf's temporary files that a killed process left are removed. conf is loaded here, on
+// first write, and never on the read path.
 
-import { closeSync, mkdirSync, openSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, extname } from 'node:path';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname, extname, join } from 'node:path';
 import { CliError, UsageError } from '../errors.js';
+import { isProcessAlive } from '../fs/atomic-write.js';
 import { type ConfigData, readConfigFile } from './config-file.js';
 
 const LOCK_WAIT_MS = 10_000;
-/** A lock older than this was left by a process that died; it is taken over. */
+/** A lock older than this was left by a process that died (or hangs); it is taken over. */
 const STALE_LOCK_MS = 30_000;
+/** A lock with no owner written in it this long after it was made lost its maker in between. */
+const EMPTY_LOCK_MS = 2_000;
+
+const lockOwner = () => `${process.pid}@${hostname()}\n`;
+
+/** Whether the lock (as `stat` found it) was left by a process that is gone. */
+function isStale(lock: string, stat: { mtimeMs: number }): boolean {
+  const age = Date.now() - stat.mtimeMs;
+  if (age > STALE_LOCK_MS) return true;
+  let owner: string;
+  try {
+    owner = readFileSync(lock, 'utf8');
+  } catch {
+    return false;
+  }
+  const m = /^(\d+)@(.*)\n$/.exec(owner);
+  // No owner in it: its maker died between making and writing it (or it is an older aip's).
+  if (!m) return age > EMPTY_LOCK_MS;
+  // A process of another machine (a shared home directory) cannot be checked from here.
+  const pid = Number(m[1]);
+  return m[2] === hostname() && pid !== process.pid && !isProcessAlive(pid);
+}
+
+function tryLock(lock: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(lock, 'wx', 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+  try {
+    writeSync(fd, lockOwner());
+  } catch (error) {
+    rmSync(lock, { force: true });
+    throw error;
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
 
 async function withLock<T>(file: string, work: () => Promise<T>): Promise<T> {
   const lock = `${file}.lock`;
   const deadline = Date.now() + LOCK_WAIT_MS;
-  for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+  for (let wait = 5; !tryLock(lock); wait = Math.min(wait * 2, 100)) {
     try {
-      closeSync(openSync(lock, 'wx', 0o600));
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      try {
-        if (Date.now() - statSync(lock).mtimeMs > STALE_LOCK_MS) rmSync(lock, { force: true });
-      } catch {
-        // gone in the meantime: try again
+      const stat = statSync(lock);
+      // Removed only if it is still the lock judged stale (not one made since by another process).
+      if (isStale(lock, stat) && statSync(lock).ino === stat.ino) {
+        rmSync(lock, { force: true });
+        continue;
       }
-      if (Date.now() > deadline)
-        throw new CliError(`${file} is locked by another aip process (${lock}); try again`);
-      await new Promise((resolve) => setTimeout(resolve, wait));
+    } catch {
+      // gone in the meantime: try again
     }
+    if (Date.now() > deadline)
+      throw new CliError(`${file} is locked by another aip process (${lock}); try again`);
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
   try {
     return await work();
   } finally {
-    rmSync(lock, { force: true });
+    // Ours still (it was not taken over as stale while we worked): removed.
+    try {
+      if (readFileSync(lock, 'utf8') === lockOwner()) unlinkSync(lock);
+    } catch {
+      // taken over and gone
+    }
+  }
+}
+
+/**
+ * Under the lock no other aip process writes the file: a temporary file of conf's
+ * (`config.json.tmp-<16 characters>`) was left by one that was killed while writing.
+ */
+function removeConfLeftovers(file: string): void {
+  const name = basename(file);
+  let names: string[];
+  try {
+    names = readdirSync(dirname(file));
+  } catch {
+    return;
+  }
+  for (const entry of names) {
+    if (entry.startsWith(`${name}.tmp-`) && /^\d{10}[0-9a-f]{6}$/.test(entry.slice(name.length + 5)))
+      rmSync(join(dirname(file), entry), { force: true });
   }
 }
 
@@ -49,10 +126,9 @@ export async function updateJsonFile<T extends object>(
   read: (file: string) => T,
   mutate: (data: T) => unknown,
 ): Promise<boolean> {
-  const dir = dirname(file);
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    return await withLock(file, () => writeUnderLock(file, dir, read, mutate));
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    return await withLock(file, () => writeUnderLock(file, read, mutate));
   } catch (error) {
     // A directory that cannot be made or written (a file in the way, a read-only disk): said in
     // one line; the old file, if any, is as it was (conf writes a temporary file and renames it).
@@ -66,23 +142,31 @@ export async function updateJsonFile<T extends object>(
 
 async function writeUnderLock<T extends object>(
   file: string,
-  dir: string,
   read: (file: string) => T,
   mutate: (data: T) => unknown,
 ): Promise<boolean> {
   const data = read(file);
   if (mutate(data) === false) return false;
+  removeConfLeftovers(file);
   const { default: Conf } = await import('conf');
-  const store = new Conf<Record<string, unknown>>({
-    cwd: dir,
-    configName: basename(file, extname(file)),
-    projectName: 'aip',
-    projectSuffix: '',
-    configFileMode: 0o600,
-    accessPropertiesByDotNotation: false,
-    clearInvalidConfig: false,
-  });
-  store.store = data as Record<string, unknown>;
+  // conf writes in place, not atomically, when SNAP is set (as it is for a Node installed as a snap):
+  // hidden from it while it writes (synchronously: nothing else runs meanwhile).
+  const snap = process.env.SNAP;
+  delete process.env.SNAP;
+  try {
+    const store = new Conf<Record<string, unknown>>({
+      cwd: dirname(file),
+      configName: basename(file, extname(file)),
+      projectName: 'aip',
+      projectSuffix: '',
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      clearInvalidConfig: false,
+    });
+    store.store = data as Record<string, unknown>;
+  } finally {
+    if (snap !== undefined) process.env.SNAP = snap;
+  }
   return true;
 }
 

@@ -1,13 +1,52 @@
 // Where encoded batches wait between reading the input and sending it: nothing is sent until the
 // whole input has been read and found valid, yet memory must not grow with the input. Batches stay in
-// memory up to a limit, then go to a temporary file (mode 0600, in a directory of its own, removed
-// when done).
+// memory up to a limit, then go to a temporary file (mode 0600, in a 0700 directory of its own under
+// the OS temporary directory, removed when done, Ctrl-C and errors included). A process killed with
+// SIGKILL cannot remove it: the directory is named after the process (aip-traces-<pid>-XXXXXX), and
+// the next spool made on this machine removes those of processes that are gone.
 
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isProcessAlive } from '../fs/atomic-write.js';
 
 const IN_MEMORY_LIMIT = 8 * 1024 * 1024;
+const PREFIX = 'aip-traces-';
+
+/**
+ * Removes the spool directories of aip processes that died without removing them (kill -9, a power
+ * cut): this user's, whose process is gone. Never throws.
+ */
+export function removeStaleSpools(dir = tmpdir()): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  const uid = process.getuid?.();
+  for (const name of names) {
+    if (!name.startsWith(PREFIX)) continue;
+    const pid = Number(/^(\d+)-[^-]{6}$/.exec(name.slice(PREFIX.length))?.[1]);
+    if (!pid || pid === process.pid || isProcessAlive(pid)) continue;
+    try {
+      const path = join(dir, name);
+      if (uid !== undefined && statSync(path).uid !== uid) continue;
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // not ours to remove, or gone already
+    }
+  }
+}
 
 interface Slot {
   bytes?: Uint8Array;
@@ -22,7 +61,9 @@ export class Spool {
   private dir: string | undefined;
   private fileSize = 0;
 
-  constructor(private readonly memoryLimit = IN_MEMORY_LIMIT) {}
+  constructor(private readonly memoryLimit = IN_MEMORY_LIMIT) {
+    removeStaleSpools();
+  }
 
   /** Stores a batch; returns its index. */
   put(bytes: Uint8Array): number {
@@ -31,7 +72,7 @@ export class Spool {
       this.slots.push({ bytes, offset: 0, length: bytes.length });
     } else {
       if (this.fd === undefined) {
-        this.dir = mkdtempSync(join(tmpdir(), 'aip-traces-'));
+        this.dir = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
         this.fd = openSync(join(this.dir, 'batches'), 'w+', 0o600);
         // However the process ends (an error nobody caught, process.exit), the file goes with it.
         process.once('exit', this.removeOnExit);

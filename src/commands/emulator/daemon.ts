@@ -1,9 +1,10 @@
 // The record of a detached emulator: a small JSON file beside the config (pid, port, URL, log file),
 // and a check that the process behind it is still the emulator that wrote it (pids get reused).
 
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
+import { isProcessAlive, removeStaleTemps, writeFileAtomic } from '../../fs/atomic-write.js';
 import { configDir } from '../../settings/config-file.js';
 
 export interface DaemonState {
@@ -28,12 +29,15 @@ export function readDaemonState(file: string): DaemonState | undefined {
   }
 }
 
+/** Atomically (never a torn record, whatever kills this process), mode 0600. */
 export function writeDaemonState(file: string, state: DaemonState): void {
-  writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, followSymlinks: true });
 }
 
+/** Removes the record, and any temporary file a writer of it left when it was killed. */
 export function removeDaemonState(file: string): void {
   rmSync(file, { force: true });
+  removeStaleTemps(file);
 }
 
 export interface EmulatorHealth {
@@ -60,11 +64,4 @@ export async function probeEmulator(ctx: Context, origin: string): Promise<Emula
   }
 }
 
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { isProcessAlive };

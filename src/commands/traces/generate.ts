@@ -1,15 +1,18 @@
 // `aip traces generate`: synthetic spans (as telemetrygen makes them) in OTLP/JSON Lines, one
 // document, or protobuf, for trying trace ingest out or loading it.
 
-import { once } from 'node:events';
-import { createWriteStream, openSync } from 'node:fs';
+import { accessSync, constants, existsSync, write as writeFd } from 'node:fs';
+import { promisify } from 'node:util';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { CliError, InterruptedError, UsageError } from '../../errors.js';
+import { type AtomicFile, openAtomic } from '../../fs/atomic-write.js';
 import { generateDocuments } from '../../traces/generate.js';
 import { encodeRequest, type PbResourceSpans } from '../../traces/otlp.js';
 import { resourceFromJson, scopeFromJson, spanFromJson } from '../../traces/otlp-json.js';
 import { parseProject } from '../../traces/routing.js';
 import { nowNanos, parseTime } from '../../traces/span.js';
+
+const writeAsync = promisify(writeFd);
 
 export interface GenerateFlags {
   spans: number;
@@ -58,20 +61,26 @@ export async function runGenerate(ctx: Context, flags: GenerateFlags): Promise<v
     startNanos:
       flags.start === undefined ? nowNanos() - 3_600_000_000_000n : parseTime(flags.start, '--start'),
   });
-  let file: ReturnType<typeof createWriteStream> | undefined;
+  let output: AtomicFile | undefined;
   if (flags.output) {
-    // Opened now, so that a path that cannot be written is a one-line error, not a stream's.
-    let fd: number;
+    // Opened now, so that a path that cannot be written is a one-line error. The spans go to a
+    // temporary file that takes the old one's place at the end (src/fs/atomic-write.ts): a run that
+    // fails, is interrupted or is killed leaves the old file as it was, never half a new one.
     try {
-      fd = openSync(flags.output, 'w');
+      if (existsSync(flags.output)) accessSync(flags.output, constants.W_OK);
+      output = openAtomic(flags.output, { followSymlinks: true });
     } catch (error) {
       throw new UsageError(`cannot write ${flags.output}: ${(error as NodeJS.ErrnoException).code}`);
     }
-    file = createWriteStream('', { fd });
   }
+  // Ctrl-C while writing a file: the temporary file goes, the old file stays, exit 130.
+  const interrupt = output ? ctx.interruptible() : undefined;
   const write = async (chunk: string | Uint8Array) => {
-    if (file) {
-      if (!file.write(chunk)) await once(file, 'drain');
+    if (interrupt?.signal.aborted) throw new InterruptedError();
+    if (output) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+      for (let at = 0; at < bytes.length; )
+        at += (await writeAsync(output.fd, bytes, at, bytes.length - at)).bytesWritten;
     } else if (typeof chunk === 'string') io.write(chunk);
     else io.writeBytes(chunk);
   };
@@ -83,11 +92,14 @@ export async function runGenerate(ctx: Context, flags: GenerateFlags): Promise<v
       const all = [...docs].flatMap((d) => d.resourceSpans as unknown[]);
       await write(`${JSON.stringify({ resourceSpans: all }, null, 2)}\n`);
     }
+    output?.commit();
+  } catch (error) {
+    output?.abort();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (output && code) throw new CliError(`cannot write ${flags.output}: ${code}`);
+    throw error;
   } finally {
-    if (file) {
-      file.end();
-      await once(file, 'close');
-    }
+    interrupt?.release();
   }
   if (flags.output)
     io.info(`Wrote ${flags.spans.toLocaleString('en-US')} spans to ${flags.output} (${format})`);
