@@ -69,7 +69,9 @@ export class Context {
   }
 
   get settings(): Settings {
-    this.cachedSettings ??= new Settings(this.globals, this.env, this.configFile);
+    this.cachedSettings ??= new Settings(this.globals, this.env, this.configFile, (message) =>
+      this.io.warn(message),
+    );
     return this.cachedSettings;
   }
 

@@ -8,6 +8,7 @@ import { registerChat } from './commands/chat/register.js';
 import { registerCheckpoints } from './commands/checkpoints/register.js';
 import { registerCompletion } from './commands/completion/register.js';
 import { registerConfig } from './commands/config/register.js';
+import { registerDoctor } from './commands/doctor/register.js';
 import { registerEmulator } from './commands/emulator/register.js';
 import { registerEvents } from './commands/events/register.js';
 import { examples } from './commands/examples.js';
@@ -207,6 +208,7 @@ export function buildProgram(ctx: Context): Command {
   registerTraces(program, ctx);
   registerChat(program, ctx);
   registerHealth(program, ctx);
+  registerDoctor(program, ctx);
   registerEmulator(program, ctx);
   registerCompletion(program, ctx);
   registerHelp(program, ctx);

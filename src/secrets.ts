@@ -31,6 +31,25 @@ export function forgetSecrets(): void {
   secrets.clear();
 }
 
+/** The password of a URL's userinfo (`https://user:secret@host`): the user name is kept, to be recognised. */
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@?#]*):([^\s/@?#]+)@/gi;
+/**
+ * Query parameters that carry credentials by name (`?api_key=…`, `&token=…`, signed URLs' signatures):
+ * their values; other parameters (`after=`, `limit=`) stay readable.
+ */
+const URL_SECRET_PARAM =
+  /([?&](?:api[_-]?key|key|token|access[_-]?token|id[_-]?token|auth|password|passwd|pwd|secret|client[_-]?secret|sig|signature|x-amz-signature|x-amz-credential|x-goog-signature|x-goog-credential)=)([^&#\s"']+)/gi;
+
+/**
+ * Secrets in URLs, wherever a URL appears in a message (stderr): an argument echoed in a usage error,
+ * a setting, a request line of --debug. Masked like keys, though no key was read; results on stdout
+ * (a model's reply that quotes a URL, say) are the data asked for and stay as they are.
+ */
+export function redactUrlSecrets(text: string): string {
+  if (!text.includes('://') && !text.includes('=')) return text;
+  return text.replace(URL_USERINFO, '$1:****@').replace(URL_SECRET_PARAM, '$1****');
+}
+
 /** The text with every remembered key replaced by its fingerprint. */
 export function redactSecrets(text: string): string {
   let result = text;

@@ -6,7 +6,7 @@
 
 import { Chalk, type ChalkInstance } from 'chalk';
 import type { Env } from '../globals.js';
-import { redactSecrets } from '../secrets.js';
+import { redactSecrets, redactUrlSecrets } from '../secrets.js';
 import { Trust } from './sanitize.js';
 
 export interface OutStream {
@@ -155,9 +155,9 @@ export class IO {
     return this.streams.stderr as unknown as NodeJS.WritableStream;
   }
 
-  /** Text to stderr, rendered and masked as `write` does. */
+  /** Text to stderr, rendered and masked as `write` does, and secrets in URLs masked too (messages). */
   errWrite(text: string): void {
-    this.streams.stderr.write(redactSecrets(this.trusted.render(text)));
+    this.streams.stderr.write(redactUrlSecrets(redactSecrets(this.trusted.render(text))));
   }
 
   err(line = ''): void {
@@ -198,7 +198,7 @@ export class IO {
     if (!this.spinnersEnabled) return noSpinner;
     const { default: ora } = await import('ora');
     const stream = this.streams.stderr as unknown as NodeJS.WritableStream;
-    const render = (t: string) => redactSecrets(this.trusted.render(t));
+    const render = (t: string) => redactUrlSecrets(redactSecrets(this.trusted.render(t)));
     const spin = ora({ text: render(text), stream, color: 'cyan', isEnabled: true, discardStdin: false });
     spin.start();
     return {

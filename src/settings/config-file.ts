@@ -2,9 +2,9 @@
 // because every command reads settings and conf costs ~70 ms to load; writing goes through conf
 // (config-writer.ts), which makes every write atomic and mode 0600.
 
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { Env } from '../globals.js';
 import { isObject } from '../json.js';
@@ -66,4 +66,66 @@ export function readConfigFile(file: string): ConfigData {
     rememberSecret(profile['api-key'] as string | undefined);
   }
   return { ...parsed, profiles: profiles as Record<string, ProfileData> };
+}
+
+export interface PermissionProblem {
+  path: string;
+  /** A file others could change decides where aip sends the key: that fails `aip doctor`. */
+  severity: 'fail' | 'warn';
+  message: string;
+}
+
+const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`;
+
+/** Who, besides the owner, may write: "group", "others", "group and others". */
+function writers(mode: number): string | undefined {
+  const who = [mode & 0o020 ? 'group' : '', mode & 0o002 ? 'others' : ''].filter(Boolean);
+  return who.length ? who.join(' and ') : undefined;
+}
+
+/**
+ * What is wrong with the permissions of the config file and its directory, as ssh judges its own: one
+ * that group or others can write (or that another user owns) lets them point aip at a server of theirs
+ * and have it send the key there; a file that holds a key and others can read gives the key away.
+ * Nothing when the file does not exist; never throws (a check, not a read).
+ */
+export function configPermissionProblems(file: string, holdsKey: boolean): PermissionProblem[] {
+  const problems: PermissionProblem[] = [];
+  const uid = process.getuid?.();
+  for (const [path, kind, fix] of [
+    [dirname(file), 'directory', 700],
+    [file, 'file', 600],
+  ] as const) {
+    let stat: { mode: number; uid: number };
+    try {
+      stat = statSync(path);
+    } catch {
+      return problems;
+    }
+    // A sticky directory (/tmp) lets others add files but not replace the owner's: the owner check
+    // of the file below covers a file planted there first.
+    const who = kind === 'directory' && stat.mode & 0o1000 ? undefined : writers(stat.mode);
+    if (who) {
+      problems.push({
+        path,
+        severity: 'fail',
+        message: `the config ${kind} ${path} can be changed by ${who} (mode ${octal(stat.mode)}): anyone who can change it can send your key to a server of theirs; fix it with chmod ${fix} ${path}`,
+      });
+    }
+    if (uid !== undefined && stat.uid !== uid && stat.uid !== 0) {
+      problems.push({
+        path,
+        severity: 'fail',
+        message: `the config ${kind} ${path} belongs to another user (uid ${stat.uid}): fix it with chown ${uid} ${path}`,
+      });
+    }
+    if (kind === 'file' && holdsKey && stat.mode & 0o044) {
+      problems.push({
+        path,
+        severity: 'warn',
+        message: `the config file ${path} holds an API key and can be read by ${stat.mode & 0o004 ? 'others' : 'group'} (mode ${octal(stat.mode)}): fix it with chmod 600 ${path}`,
+      });
+    }
+  }
+  return problems;
 }

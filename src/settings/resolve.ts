@@ -5,7 +5,13 @@
 import { UsageError } from '../errors.js';
 import type { Env, GlobalOptions } from '../globals.js';
 import { rememberSecret } from '../secrets.js';
-import { type ConfigData, type ProfileData, readConfigFile } from './config-file.js';
+import {
+  type ConfigData,
+  configPermissionProblems,
+  type PermissionProblem,
+  type ProfileData,
+  readConfigFile,
+} from './config-file.js';
 import { SETTINGS, type SettingKey } from './keys.js';
 import { BUILTIN_PROFILES, checkProfileName, DEFAULT_PROFILE, isBuiltinProfile } from './profiles.js';
 
@@ -39,6 +45,8 @@ export class Settings {
     private readonly globals: GlobalOptions,
     private readonly env: Env,
     readonly configFile: string,
+    /** Told once, when the file is read, of permissions that put the key at risk (as ssh warns). */
+    private warn: (message: string) => void = () => {},
   ) {
     if (globals.profile) {
       this.profile = checkProfileName(globals.profile);
@@ -52,10 +60,24 @@ export class Settings {
     }
   }
 
-  /** The whole config file (read once). */
+  /** The whole config file (read once); its permissions checked then. */
   config(): ConfigData {
-    this.data ??= readConfigFile(this.configFile);
+    if (!this.data) {
+      this.data = readConfigFile(this.configFile);
+      for (const problem of this.permissionProblems()) this.warn(problem.message);
+    }
     return this.data;
+  }
+
+  /** What is wrong with the config file's permissions (`aip doctor` shows them instead of warning). */
+  permissionProblems(): PermissionProblem[] {
+    const holdsKey = Object.values(this.config().profiles).some((p) => p['api-key'] !== undefined);
+    return configPermissionProblems(this.configFile, holdsKey);
+  }
+
+  /** For `aip doctor`, which reports the permissions in its table. */
+  silencePermissionWarnings(): void {
+    this.warn = () => {};
   }
 
   /** For commands that create the profile they write to (config set, auth login). */

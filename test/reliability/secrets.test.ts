@@ -98,6 +98,7 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
   events: () => ({ argv: ['events', jobId, '--all'] }),
   chat: () => ({ argv: ['chat', '-m', 'openai/gpt-oss-20b', '--usage', '--trace', 'hi'] }),
   health: () => ({ argv: ['health'] }),
+  doctor: () => ({ argv: ['doctor'] }),
   'system-check': () => ({ argv: ['system-check'] }),
   'emulator status': () => ({ argv: ['emulator', 'status'] }),
   'emulator stop': () => ({ argv: ['emulator', 'stop'] }),

@@ -20,7 +20,7 @@ export interface HealthCheck {
 }
 
 /** A check and, when it failed, why (not printed: --json shows the check, the exit code the cause). */
-type Checked = { check: HealthCheck; error?: CliError };
+export type Checked = { check: HealthCheck; error?: CliError };
 
 const PROBES: Record<Service, string> = {
   training: '/health',
@@ -37,7 +37,7 @@ function classify(status: number): { ok: boolean; status: CheckStatus; message: 
   };
 }
 
-async function check(ctx: Context, service: Service): Promise<Checked> {
+export async function checkInterface(ctx: Context, service: Service): Promise<Checked> {
   const http = ctx.http(service, { auth: 'none' });
   const path = PROBES[service];
   const url = `${http.baseUrl}${path}`;
@@ -80,7 +80,7 @@ async function check(ctx: Context, service: Service): Promise<Checked> {
 export async function runHealth(ctx: Context): Promise<void> {
   const { io } = ctx;
   const results = await io.withSpinner('Checking the training, inference and trace endpoints…', () =>
-    Promise.all((['training', 'inference', 'trace'] as const).map((service) => check(ctx, service))),
+    Promise.all((['training', 'inference', 'trace'] as const).map((service) => checkInterface(ctx, service))),
   );
   const checks = results.map((r) => r.check);
 
