@@ -14,32 +14,30 @@ function startProxy(origin) {
   const server = createServer((req, res) => {
     const events = [];
     responses.push(events);
-    const upstream = httpRequest(
-      `${origin}${req.url}`,
-      { method: req.method, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        let buffer = '';
-        let chars = 0;
-        up.on('data', (bytes) => {
-          res.write(bytes);
-          const at = performance.now();
-          buffer += bytes;
-          let end = buffer.indexOf('\n\n');
-          while (end >= 0) {
-            const data = buffer.slice(0, end).replace(/^data: /, '');
-            buffer = buffer.slice(end + 2);
-            const text = data === '[DONE]' ? undefined : JSON.parse(data).choices?.[0]?.delta?.content;
-            if (text) {
-              chars += text.length;
-              events.push({ chars, at });
-            }
-            end = buffer.indexOf('\n\n');
+    // Host names the emulator (its own port), not this proxy: the emulator answers nothing else.
+    const { host: _proxy, ...headers } = req.headers;
+    const upstream = httpRequest(`${origin}${req.url}`, { method: req.method, headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      let buffer = '';
+      let chars = 0;
+      up.on('data', (bytes) => {
+        res.write(bytes);
+        const at = performance.now();
+        buffer += bytes;
+        let end = buffer.indexOf('\n\n');
+        while (end >= 0) {
+          const data = buffer.slice(0, end).replace(/^data: /, '');
+          buffer = buffer.slice(end + 2);
+          const text = data === '[DONE]' ? undefined : JSON.parse(data).choices?.[0]?.delta?.content;
+          if (text) {
+            chars += text.length;
+            events.push({ chars, at });
           }
-        });
-        up.on('end', () => res.end());
-      },
-    );
+          end = buffer.indexOf('\n\n');
+        }
+      });
+      up.on('end', () => res.end());
+    });
     req.pipe(upstream);
   });
   return new Promise((resolve) => {

@@ -29,10 +29,15 @@ export function measureTraces({ node, root, bin, origin, key, env, dir, spans, l
   // A fresh connection each time: between sends the emulator closes idle ones (keep-alive 5 s).
   const reset = () =>
     new Promise((resolve, reject) => {
-      const req = request(`${origin}/_emulator/reset`, { method: 'POST', agent: false }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
+      const req = request(
+        `${origin}/_emulator/reset`,
+        { method: 'POST', agent: false, headers: { authorization: `Bearer ${key}` } },
+        (res) => {
+          if (res.statusCode !== 200) reject(new Error(`emulator reset answered ${res.statusCode}`));
+          res.resume();
+          res.on('end', resolve);
+        },
+      );
       req.on('error', reject);
       req.end();
     });

@@ -8,17 +8,26 @@ import { createWriteStream, readFileSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 
-function control(origin, method, path, body) {
+/** A control route of the emulator (/_emulator/…), with its key, as they need. */
+export function control(origin, key, method, path, body) {
   return new Promise((resolve, reject) => {
     const req = request(
       `${origin}/_emulator${path}`,
-      { method, agent: false, headers: { 'content-type': 'application/json' } },
+      {
+        method,
+        agent: false,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      },
       (res) => {
         let text = '';
         res.on('data', (d) => {
           text += d;
         });
-        res.on('end', () => resolve(text ? JSON.parse(text) : undefined));
+        res.on('end', () =>
+          res.statusCode < 300
+            ? resolve(text ? JSON.parse(text) : undefined)
+            : reject(new Error(`${method} /_emulator${path} answered ${res.statusCode}: ${text}`)),
+        );
       },
     );
     req.on('error', reject);
@@ -45,7 +54,7 @@ export async function measureEvents({ node, root, bin, origin, key, env, dir }) 
     if (r.status !== 0) throw new Error(`aip ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
     return r.stdout.trim();
   };
-  await control(origin, 'POST', '/reset');
+  await control(origin, key, 'POST', '/reset');
   aipSync([
     'models',
     'create',
@@ -59,7 +68,7 @@ export async function measureEvents({ node, root, bin, origin, key, env, dir }) 
 
   /** Follows a job of `steps` steps to its end; its peak memory. */
   const follow = async (steps) => {
-    await control(origin, 'POST', '/job-plans', { steps, step_ms: 1 });
+    await control(origin, key, 'POST', '/job-plans', { steps, step_ms: 1 });
     const job = aipSync(['jobs', 'create', 'rl', '--model', 'bench-events', '--file', groups, '-q']);
     rmSync(usageFile, { force: true });
     const r = spawnSync(
@@ -89,7 +98,7 @@ export async function measureEvents({ node, root, bin, origin, key, env, dir }) 
 
   // Idle: a job that will not move for a while, followed at the default interval (1 s). Two runs, of
   // 4 s and 14 s: the difference of their CPU time is the polling alone, without start-up.
-  await control(origin, 'POST', '/job-plans', { steps: 3, step_ms: 3_600_000, times: 2 });
+  await control(origin, key, 'POST', '/job-plans', { steps: 3, step_ms: 3_600_000, times: 2 });
   const idleRun = async (ms) => {
     // A run whose exit hook never wrote must not pass off the previous run's figures as its own.
     rmSync(usageFile, { force: true });
@@ -106,7 +115,7 @@ export async function measureEvents({ node, root, bin, origin, key, env, dir }) 
   const short = await idleRun(4_000);
   const long = await idleRun(14_000);
   const idleCpuPercent = ((long.cpu_us - short.cpu_us) / 1e6 / 10) * 100;
-  await control(origin, 'POST', '/job-plans', { step_ms: 300 });
+  await control(origin, key, 'POST', '/job-plans', { step_ms: 300 });
   return {
     smallEvents: small.events,
     smallRssMb: small.rssMb,

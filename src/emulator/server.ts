@@ -1,9 +1,11 @@
 // The emulator: one HTTP server on loopback serving the three interfaces under /training/v1,
 // /inference/v1 and /trace, plus /_emulator/ for inspection and fault injection (product.md §6).
 //
-// Each request: read the body → record it → apply an injected fault, if one matches → route
-// (404/405 as FastAPI answers) → check the bearer key (Training and Inference APIs, except the public
-// health routes) → the route's handler.
+// Each request: refuse it unless it is addressed to the emulator (Host) by no other site's web page
+// (Origin, Sec-Fetch-Site; guard.ts) → read the body → record it → apply an injected fault, if one
+// matches → route (404/405 as FastAPI answers) → check the bearer key (Training and Inference APIs,
+// except the public health routes, and the control routes) → control routes: JSON only → the route's
+// handler.
 
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -12,6 +14,16 @@ import { redactHeader } from '../secrets.js';
 import { EMULATOR_DEFAULT_KEY, EMULATOR_HOST, emulatorUrls } from './defaults.js';
 import { type Api, defaultMessage, Exchange, errorBody, InvalidJsonBody } from './exchange.js';
 import { type Fault, FaultStore } from './faults.js';
+import {
+  bearerKey,
+  type OwnNames,
+  ownNames,
+  type Refusal,
+  refuseControlWithoutKey,
+  refuseCrossSite,
+  refuseMisdirected,
+  refuseNonJson,
+} from './guard.js';
 import { describeBody, RequestLog } from './recorder.js';
 import { Router } from './router.js';
 import { registerChatRoutes } from './routes/chat.js';
@@ -29,6 +41,11 @@ export interface EmulatorOptions {
   port?: number;
   host?: string;
   apiKeys?: readonly string[];
+  /**
+   * Keys that open the control routes (/_emulator/…) only, besides `apiKeys`: `aip emulator --detach`
+   * gives its emulator one of its own, kept in the record that `status` and `stop` read.
+   */
+  controlKeys?: readonly string[];
   team?: string;
   /** Seeds job ids and metrics: the same seed gives the same jobs. */
   seed?: number;
@@ -117,10 +134,16 @@ function cutAfter(res: ServerResponse, limit: number): void {
   }) as ServerResponse['end'];
 }
 
-function bearerKey(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return match?.[1];
+/** A refusal in the interface's error shape, before the request is read: its body is left unread. */
+function sendRefusal(res: ServerResponse, api: Api, requestId: string, refusal: Refusal): void {
+  const payload = Buffer.from(JSON.stringify(errorBody(api, refusal.status, refusal.message)), 'utf8');
+  res.writeHead(refusal.status, {
+    'content-type': 'application/json',
+    'content-length': String(payload.length),
+    'x-request-id': requestId,
+    ...refusal.headers,
+  });
+  res.end(payload);
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
@@ -132,6 +155,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     tokenMs: options.tokenMs,
     trainingChatStream: options.trainingChatStream,
   });
+  const controlKeys = new Set([...apiKeys, ...(options.controlKeys ?? [])]);
   const faults = new FaultStore();
   const requests = new RequestLog();
   const router = new Router<RouteDef>();
@@ -177,6 +201,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     const path = url.pathname;
     const api = apiOf(path);
     const requestId = `req_${requestPrefix}${(nextRequest++).toString(16).padStart(6, '0')}`;
+    // Not for this emulator, or from another site's web page: refused before anything is done.
+    own ??= ownNames(host, (server.address() as AddressInfo).port);
+    const refused = refuseMisdirected(req, own) ?? refuseCrossSite(req, own);
+    if (refused) {
+      options.log?.(`${refused.status} ${method} ${path} [refused: ${refused.message}]`);
+      sendRefusal(res, api ?? 'training', requestId, refused);
+      return;
+    }
     let body: Buffer;
     try {
       body = await readBody(req);
@@ -260,6 +292,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
         return;
       }
     }
+    if (api === 'control') {
+      const refusal = refuseControlWithoutKey(req, controlKeys) ?? refuseNonJson(req, body);
+      if (refusal) return x.error(refusal.status, refusal.message, refusal.headers);
+    }
     if (match.kind === 'not-found') return x.error(404, 'Not Found');
     if (match.kind === 'method-not-allowed') {
       return x.error(405, 'Method Not Allowed', { allow: match.allowed.map((r) => r.method).join(', ') });
@@ -288,6 +324,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   server.keepAliveTimeout = 5_000;
 
   const host = options.host ?? EMULATOR_HOST;
+  let own: OwnNames | undefined;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {

@@ -224,7 +224,10 @@ describe('emulator internals', () => {
   });
 
   it('answers 404, not 500, for a malformed escape in a path parameter', async () => {
-    const r = await fetch(`${emu.origin}/_emulator/faults/%zz`, { method: 'DELETE' });
+    const r = await fetch(`${emu.origin}/_emulator/faults/%zz`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${emu.key}` },
+    });
     expect(r.status).toBe(404);
   });
 });

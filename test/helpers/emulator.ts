@@ -1,5 +1,6 @@
 // A real emulator on an ephemeral loopback port, and a client for its /_emulator/ control routes:
-// the tests drive faults and read the request record over HTTP, as the benchmarks do.
+// the tests drive faults and read the request record over HTTP, as the benchmarks do, with the
+// emulator's key (the control routes need one, as the platform's do).
 
 import type { RequestRecord } from '../../src/emulator/recorder.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
@@ -31,7 +32,10 @@ export async function startTestEmulator(
   const control = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${emu.origin}/_emulator${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${TEST_KEY}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: await res.json() };

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Context } from '../../src/context.js';
+import { EMULATOR_DEFAULT_KEY } from '../../src/emulator/defaults.js';
 import { buildProgram } from '../../src/program.js';
 import { forgetSecrets } from '../../src/secrets.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
@@ -252,6 +253,7 @@ describe('the key never shows', () => {
     // the machine's own answers on the default port (`npm run demo` leaves one there), which status
     // then reports (0).
     const defaultPortEmulator = await fetch('http://127.0.0.1:4010/_emulator/health', {
+      headers: { authorization: `Bearer ${EMULATOR_DEFAULT_KEY}` },
       signal: AbortSignal.timeout(2000),
     }).then(
       (res) => res.ok,

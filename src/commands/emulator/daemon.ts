@@ -1,10 +1,19 @@
-// The record of a detached emulator: a small JSON file beside the config (pid, port, URL, log file),
-// and a check that the process behind it is still the emulator that wrote it (pids get reused).
+// The record of a detached emulator: a small JSON file beside the config (pid, port, URL, log file,
+// the key of its control routes), and a check that the process behind it is still the emulator that
+// wrote it (pids get reused).
+//
+// The control routes need a key. A detached emulator gets one of its own at start (random, through
+// the environment, never argv), which opens its control routes only and dies with it; the record
+// (0600) keeps it for `status` and `stop`. So no key of the user's (the --api-key ones, a profile's)
+// is ever written to the record, and none is sent to whatever answers on a port. Without a record,
+// `status` tries the emulator's default key, which is no secret.
 
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
+import { EMULATOR_DEFAULT_KEY } from '../../emulator/defaults.js';
 import { isProcessAlive, removeStaleTemps, writeFileAtomic } from '../../fs/atomic-write.js';
+import { rememberSecret } from '../../secrets.js';
 import { configDir } from '../../settings/config-file.js';
 
 export interface DaemonState {
@@ -13,6 +22,8 @@ export interface DaemonState {
   origin: string;
   log_file: string;
   started_at: string;
+  /** Opens this emulator's control routes (/_emulator/…) only; absent in records of older versions. */
+  control_key?: string;
 }
 
 export function daemonFiles(ctx: Context): { state: string; log: string; dir: string } {
@@ -47,21 +58,37 @@ export interface EmulatorHealth {
   requests: number;
 }
 
+/** What answers at an origin: the emulator (with its health), something that refuses the key, nothing. */
+export type Probe = { health: EmulatorHealth } | { refused: true } | undefined;
+
+/** The key that opens the control routes of the emulator a record names (or of one started with defaults). */
+export function controlKeyOf(state: DaemonState | undefined): string {
+  return state?.control_key ?? EMULATOR_DEFAULT_KEY;
+}
+
 /** The emulator's own health answer, or undefined when nothing (or something else) answers. */
-export async function probeEmulator(ctx: Context, origin: string): Promise<EmulatorHealth | undefined> {
+export async function probeEmulator(ctx: Context, origin: string, key: string): Promise<Probe> {
+  // Masked wherever this process prints (--debug); the default key is no secret.
+  if (key !== EMULATOR_DEFAULT_KEY) rememberSecret(key);
   try {
     const res = await ctx.deps.transport({
       method: 'GET',
       url: `${origin}/_emulator/health`,
-      headers: { accept: 'application/json' },
+      headers: { accept: 'application/json', authorization: `Bearer ${key}` },
       signal: AbortSignal.timeout(2000),
     });
+    if (res.status === 401) return { refused: true };
     if (res.status !== 200) return undefined;
     const body = JSON.parse(res.body.toString('utf8')) as EmulatorHealth;
-    return body.ok === true && typeof body.pid === 'number' ? body : undefined;
+    return body.ok === true && typeof body.pid === 'number' ? { health: body } : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** The health of the emulator that answered, if one did. */
+export function healthOf(probe: Probe): EmulatorHealth | undefined {
+  return probe && 'health' in probe ? probe.health : undefined;
 }
 
 export { isProcessAlive };

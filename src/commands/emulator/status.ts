@@ -2,14 +2,25 @@ import type { Context } from '../../context.js';
 import { EMULATOR_DEFAULT_PORT, EMULATOR_HOST } from '../../emulator/defaults.js';
 import { CommandFailedError } from '../../errors.js';
 import { printFields } from '../../output/table.js';
-import { daemonFiles, probeEmulator, readDaemonState } from './daemon.js';
+import { controlKeyOf, daemonFiles, probeEmulator, readDaemonState } from './daemon.js';
 
-/** The detached emulator if there is one, else whatever emulator answers on the default port. */
+/**
+ * The detached emulator if there is one (asked with the control key in its record), else whatever
+ * emulator answers on the default port and accepts the default key (daemon.ts).
+ */
 export async function runStatus(ctx: Context): Promise<void> {
   const { io } = ctx;
   const state = readDaemonState(daemonFiles(ctx).state);
   const origin = state?.origin ?? `http://${EMULATOR_HOST}:${EMULATOR_DEFAULT_PORT}`;
-  const health = await probeEmulator(ctx, origin);
+  const probe = await probeEmulator(ctx, origin, controlKeyOf(state));
+  if (probe && 'refused' in probe) {
+    throw new CommandFailedError(
+      state
+        ? `the emulator recorded at ${origin} (pid ${state.pid}) is not answering (something else there refuses its key); start it again with aip emulator --detach`
+        : `something at ${origin} refuses the default emulator key: an emulator started in the foreground with its own --api-key? (status finds detached emulators, and others that accept the default key)`,
+    );
+  }
+  const health = probe?.health;
   if (!health) {
     throw new CommandFailedError(
       state

@@ -1,6 +1,14 @@
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors.js';
-import { daemonFiles, isProcessAlive, probeEmulator, readDaemonState, removeDaemonState } from './daemon.js';
+import {
+  controlKeyOf,
+  daemonFiles,
+  healthOf,
+  isProcessAlive,
+  probeEmulator,
+  readDaemonState,
+  removeDaemonState,
+} from './daemon.js';
 
 const STOP_TIMEOUT_MS = 5_000;
 
@@ -12,8 +20,9 @@ export async function runStop(ctx: Context): Promise<void> {
     io.info('No detached emulator is running');
     return;
   }
-  // Signal only a process that proves to be the emulator we started: pids get reused.
-  const health = await probeEmulator(ctx, state.origin);
+  // Signal only a process that proves to be the emulator we started (it knows the record's control
+  // key and names the record's pid): pids get reused, ports too.
+  const health = healthOf(await probeEmulator(ctx, state.origin, controlKeyOf(state)));
   if (health?.pid !== state.pid) {
     removeDaemonState(files.state);
     io.info(`No detached emulator is running (removed the stale record of pid ${state.pid})`);
