@@ -656,7 +656,7 @@ describe('aip traces generate', () => {
       join(dir, 'no', 'such', 'dir.jsonl'),
     ]);
     expect(unwritable.code).toBe(2);
-    expect(unwritable.stderr).toMatch(/^error: cannot write .*: ENOENT\n$/);
+    expect(unwritable.stderr).toMatch(/^error: cannot write .*: its directory does not exist \(ENOENT\)\n$/);
   });
 });
 

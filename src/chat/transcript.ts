@@ -1,11 +1,13 @@
 // Transcripts: JSON Lines, one chat message per line ({"role": …, "content": …}), as /save writes
 // them and --continue reads them back.
 
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { lineLimitFrom } from '../api/limits.js';
 import type { Context } from '../context.js';
-import { CliError, UsageError } from '../errors.js';
-import { removeStaleTemps, writeFileAtomic } from '../fs/atomic-write.js';
+import { UsageError } from '../errors.js';
+import { assertRewritable, removeStaleTemps, writeFileAtomic, writeTarget } from '../fs/atomic-write.js';
+import { writeError } from '../fs/write-error.js';
 import { messageParam } from '../validate/chat-schema.js';
 import { checkDocuments, openSource, problemLines } from '../validate/check-file.js';
 import { validate } from '../validate/schema.js';
@@ -17,9 +19,13 @@ import type { ChatMessage } from './types.js';
  */
 export async function loadTranscript(ctx: Context, file: string): Promise<ChatMessage[]> {
   if (!existsSync(file)) return [];
-  const checked = await checkDocuments(openSource(file, ctx.io), (value) => validate(messageParam, value), {
-    collect: true,
-  });
+  const checked = await checkDocuments(
+    openSource(file, ctx.io, lineLimitFrom(ctx.env)),
+    (value) => validate(messageParam, value),
+    {
+      collect: true,
+    },
+  );
   if (checked.format === 'array') {
     throw new UsageError(`${file}: a transcript is JSON Lines (one message per line), not a JSON array`);
   }
@@ -34,34 +40,38 @@ export async function loadTranscript(ctx: Context, file: string): Promise<ChatMe
 
 const lines = (messages: readonly ChatMessage[]) => messages.map((m) => `${JSON.stringify(m)}\n`).join('');
 
-const reason = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+/** How transcripts are written: through a link to the file it points to; a new one private (0600). */
+const WRITE = { followSymlinks: true, newMode: 0o600 } as const;
 
 /**
  * Throws unless the transcript can be written: checked before a request is sent, so that a reply
- * is never paid for and then lost. The new file is made beside the old one, so the directory must be
- * writable too. What an earlier run killed while saving left there goes now.
+ * is never paid for and then lost. The new file is made beside the old one (beside the file a link
+ * points to), so that directory must be writable too. What an earlier run killed while saving left
+ * there goes now. A full disk or a quota can only be met when writing: see saveTranscript.
  */
 export function assertWritable(file: string): void {
   try {
-    if (existsSync(file)) {
-      if (!statSync(file).isFile()) throw Object.assign(new Error(), { code: 'not a file' });
-      accessSync(file, constants.W_OK);
-    }
-    accessSync(dirname(resolve(file)), constants.W_OK);
+    assertRewritable(file, WRITE);
   } catch (error) {
-    throw new UsageError(`cannot write ${file}: ${reason(error)}`);
+    throw writeError(file, error, { outcome: 'nothing was sent' });
   }
-  removeStaleTemps(resolve(file));
+  removeStaleTemps(resolve(writeTarget(file, true)));
 }
 
 /**
  * Writes the whole transcript, atomically (src/fs/atomic-write.ts: never half a file, even when the
- * process is killed). An existing file keeps its mode; a symbolic link is replaced by the file.
+ * process is killed). An existing file keeps its mode (and owner and group); a new one is made 0600,
+ * as it holds a conversation; a symbolic link stays one, and the file it points to is what is
+ * rewritten. When it cannot be written the file is as it was, and the error says so: exit 1, as the
+ * reply was received (it is on the screen) but is not in the file.
  */
-export function saveTranscript(file: string, messages: readonly ChatMessage[]): void {
+export function saveTranscript(file: string, messages: readonly ChatMessage[], outcome?: string): void {
   try {
-    writeFileAtomic(file, lines(messages));
+    writeFileAtomic(file, lines(messages), WRITE);
   } catch (error) {
-    throw new CliError(`cannot write ${file}: ${reason(error)}`);
+    throw writeError(file, error, {
+      exit: 'error',
+      outcome: outcome ?? `the reply above was not saved: ${file} holds the conversation before it`,
+    });
   }
 }

@@ -1,6 +1,9 @@
 // Every JSON file aip keeps (the config, the registries of models and jobs this machine created) is
 // written through conf: it writes a temporary file beside it, flushes it and renames it over the old
-// one, so a crash (even kill -9) never leaves half a file, with mode 0600 (the config may hold a key).
+// one, so a crash (even kill -9) never leaves half a file, with mode 0600 whatever the mode was (the
+// config may hold a key), in a directory made 0700 (src/fs/private-dir.ts). A symbolic link stays one:
+// the file it points to is what is rewritten. A write that fails (a full disk, a quota, permissions, a
+// read-only file system) is one line naming the file, exit 2, the old file as it was.
 // A lock file around read → change → write keeps concurrent aip processes from losing each other's
 // changes; it names its process, so that one left by a process that was killed is taken over at once,
 // and under it, conf's temporary files that a killed process left are removed. conf is loaded here, on
@@ -8,7 +11,6 @@
 
 import {
   closeSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -18,9 +20,11 @@ import {
   writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
-import { basename, dirname, extname, join } from 'node:path';
-import { CliError, UsageError } from '../errors.js';
-import { isProcessAlive } from '../fs/atomic-write.js';
+import { basename, dirname, join } from 'node:path';
+import { CliError } from '../errors.js';
+import { isProcessAlive, writeTarget } from '../fs/atomic-write.js';
+import { ensurePrivateDir } from '../fs/private-dir.js';
+import { fsErrorCode, writeError } from '../fs/write-error.js';
 import { type ConfigData, readConfigFile } from './config-file.js';
 
 const LOCK_WAIT_MS = 10_000;
@@ -127,16 +131,20 @@ export async function updateJsonFile<T extends object>(
   mutate: (data: T) => unknown,
 ): Promise<boolean> {
   try {
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // aip's own directory: made 0700, or made 0700 again (src/fs/private-dir.ts).
+    ensurePrivateDir(dirname(file));
     return await withLock(file, () => writeUnderLock(file, read, mutate));
   } catch (error) {
-    // A directory that cannot be made or written (a file in the way, a read-only disk): said in
-    // one line; the old file, if any, is as it was (conf writes a temporary file and renames it).
-    const code = (error as NodeJS.ErrnoException).code;
-    if (error instanceof CliError || !code) throw error;
-    throw new UsageError(
-      `cannot write ${file}: ${code} (${(error as Error).message.replace(/^\w+: /, '').split(',')[0]})`,
-    );
+    // A directory that cannot be made or written (a file in the way, a read-only disk, a full one):
+    // said in one line, exit 2 (nothing was changed: fix it and run the same command again); the old
+    // file, if any, is as it was (conf writes a temporary file, removed when the write fails, and
+    // renames it over the old one).
+    throw writeError(file, error, {
+      advice:
+        fsErrorCode(error) === 'EROFS'
+          ? 'set AIP_CONFIG_DIR to a directory on a writable file system'
+          : undefined,
+    });
   }
 }
 
@@ -147,7 +155,12 @@ async function writeUnderLock<T extends object>(
 ): Promise<boolean> {
   const data = read(file);
   if (mutate(data) === false) return false;
-  removeConfLeftovers(file);
+  // A link (a config kept with one's dotfiles) stays a link: the file at its end is rewritten, its
+  // temporary file made beside it. A link to nothing yet makes that file, in a directory that must
+  // exist (conf would make it; a directory of the user's is not aip's to make).
+  const target = writeTarget(file, true);
+  if (target !== file) statSync(dirname(target));
+  removeConfLeftovers(target);
   const { default: Conf } = await import('conf');
   // conf writes in place, not atomically, when SNAP is set (as it is for a Node installed as a snap):
   // hidden from it while it writes (synchronously: nothing else runs meanwhile).
@@ -155,8 +168,9 @@ async function writeUnderLock<T extends object>(
   delete process.env.SNAP;
   try {
     const store = new Conf<Record<string, unknown>>({
-      cwd: dirname(file),
-      configName: basename(file, extname(file)),
+      cwd: dirname(target),
+      configName: basename(target),
+      fileExtension: '',
       projectName: 'aip',
       projectSuffix: '',
       configFileMode: 0o600,

@@ -4,6 +4,11 @@
 // the OS temporary directory, removed when done, Ctrl-C and errors included). A process killed with
 // SIGKILL cannot remove it: the directory is named after the process (aip-traces-<pid>-XXXXXX), and
 // the next spool made on this machine removes those of processes that are gone.
+//
+// A spool that cannot write (a full disk or quota where TMPDIR is, a read-only or unwritable TMPDIR)
+// never throws into the reader that feeds it (a worker's message handler has no one to catch it): it
+// removes what it wrote, keeps the error (`failure`), drops the batches that follow, and tells those
+// watching (onSpoolFailure), so that `traces send` stops reading and says so, having sent nothing.
 
 import {
   closeSync,
@@ -18,6 +23,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isProcessAlive } from '../fs/atomic-write.js';
+import { fsErrorCode, writeError } from '../fs/write-error.js';
 
 const IN_MEMORY_LIMIT = 8 * 1024 * 1024;
 const PREFIX = 'aip-traces-';
@@ -48,6 +54,26 @@ export function removeStaleSpools(dir = tmpdir()): void {
   }
 }
 
+/** Why a spool could not write, in one line: the directory, what failed, what to do. */
+export function spoolError(error: unknown, dir = tmpdir()): unknown {
+  const code = fsErrorCode(error);
+  const room = code === 'ENOSPC' || code === 'EDQUOT';
+  return writeError(`the traces spool in ${dir}`, error, {
+    advice: room
+      ? 'free some space there, or set TMPDIR to a directory with room, and try again'
+      : 'set TMPDIR to a directory aip can write, and try again',
+    outcome: 'nothing was sent',
+  });
+}
+
+const watchers = new Set<(error: unknown) => void>();
+
+/** Calls `listener` when a spool of this process cannot write; returns what stops the watching. */
+export function onSpoolFailure(listener: (error: unknown) => void): () => void {
+  watchers.add(listener);
+  return () => watchers.delete(listener);
+}
+
 interface Slot {
   bytes?: Uint8Array;
   offset: number;
@@ -65,26 +91,45 @@ export class Spool {
     removeStaleSpools();
   }
 
-  /** Stores a batch; returns its index. */
+  /** The error that stopped the spool writing (the one-line error spoolError makes), if one did. */
+  failure: unknown;
+
+  /** Stores a batch; returns its index. Once the spool has failed, batches are dropped. */
   put(bytes: Uint8Array): number {
-    if (this.inMemory + bytes.length <= this.memoryLimit) {
+    if (this.failure !== undefined) {
+      this.slots.push({ offset: 0, length: 0 });
+    } else if (this.inMemory + bytes.length <= this.memoryLimit) {
       this.inMemory += bytes.length;
       this.slots.push({ bytes, offset: 0, length: bytes.length });
     } else {
-      if (this.fd === undefined) {
-        this.dir = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
-        this.fd = openSync(join(this.dir, 'batches'), 'w+', 0o600);
-        // However the process ends (an error nobody caught, process.exit), the file goes with it.
-        process.once('exit', this.removeOnExit);
+      try {
+        if (this.fd === undefined) {
+          this.dir = mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
+          // However the process ends (an error nobody caught, process.exit), the file goes with it.
+          process.once('exit', this.removeOnExit);
+          this.fd = openSync(join(this.dir, 'batches'), 'w+', 0o600);
+        }
+        for (let at = 0; at < bytes.length; )
+          at += writeSync(this.fd, bytes, at, bytes.length - at, this.fileSize + at);
+        this.slots.push({ offset: this.fileSize, length: bytes.length });
+        this.fileSize += bytes.length;
+      } catch (error) {
+        this.fail(error);
+        this.slots.push({ offset: 0, length: 0 });
       }
-      writeSync(this.fd, bytes, 0, bytes.length, this.fileSize);
-      this.slots.push({ offset: this.fileSize, length: bytes.length });
-      this.fileSize += bytes.length;
     }
     return this.slots.length - 1;
   }
 
+  /** Keeps the error, gives the disk its space back and the memory its batches, and says so. */
+  private fail(error: unknown): void {
+    this.failure = spoolError(error);
+    this.close();
+    for (const watcher of [...watchers]) watcher(this.failure);
+  }
+
   get(index: number): Uint8Array {
+    if (this.failure !== undefined) throw this.failure;
     const slot = this.slots[index]!;
     if (slot.bytes) return slot.bytes;
     const bytes = Buffer.allocUnsafe(slot.length);

@@ -99,7 +99,7 @@ describe('the config file', () => {
     });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
-      `error: cannot write ${join(blocked, 'aip', 'config.json')}: ENOTDIR (not a directory)\n`,
+      `error: cannot write ${join(blocked, 'aip', 'config.json')}: a part of its path is not a directory (ENOTDIR)\n`,
     );
     expect(readFileSync(blocked, 'utf8')).toBe('a file where the directory should be');
   });
@@ -115,7 +115,7 @@ describe('a read-only config directory', () => {
     try {
       const r = await runAip(['config', 'set', 'project', 'a/b'], { env: { AIP_CONFIG_DIR: dir } });
       expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(new RegExp(`^error: cannot write ${file}: EACCES`));
+      expect(r.stderr).toMatch(new RegExp(`^error: cannot write ${file}: permission denied \\(EACCES\\)`));
       expect(readFileSync(file, 'utf8')).toBe('{"profiles": {}}');
     } finally {
       chmodSync(dir, 0o700);

@@ -41,6 +41,9 @@ const HELP = [
   '"""             on a line of its own: start, and end, a message of several lines',
 ];
 
+/** What a transcript that cannot be written means here: nothing is lost yet. */
+const KEPT = 'the conversation is still here: /save OTHER-FILE writes it elsewhere';
+
 const FENCE = '"""';
 const PROMPT = '> ';
 const MORE = '… ';
@@ -148,7 +151,7 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
         const file = arg || state.transcript;
         if (!file) io.err('/save needs a file name');
         else {
-          saveTranscript(file, state.messages);
+          saveTranscript(file, state.messages, KEPT);
           io.err(`(saved ${state.messages.length} messages to ${file})`);
         }
         break;
@@ -195,7 +198,14 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
       else if (outcome.interrupted) state.messages.pop();
       if (outcome.interrupted) io.err('(stopped)');
       if (state.usage) io.err(usageLine(outcome.usage));
-      if (state.transcript) saveTranscript(state.transcript, state.messages);
+      if (state.transcript) {
+        // Said, and the turn stands: the reply is on the screen and in the conversation.
+        try {
+          saveTranscript(state.transcript, state.messages, KEPT);
+        } catch (error) {
+          report(error, io, ctx.globals.debug === true);
+        }
+      }
       await endSpan?.(outcome);
     } catch (error) {
       if (streamed) io.write('\n');

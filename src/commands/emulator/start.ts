@@ -1,21 +1,36 @@
 // `aip emulator`: in the foreground, serve until Ctrl-C or SIGTERM; with --detach, start a copy of
 // this command in the background, wait until it listens, record where it is, and return.
 
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { EMULATOR_DEFAULT_KEY, EMULATOR_DEFAULT_PORT } from '../../emulator/defaults.js';
 import { type RunningEmulator, startEmulator } from '../../emulator/server.js';
 import { CliError } from '../../errors.js';
+import { ensurePrivateDir } from '../../fs/private-dir.js';
+import { fsErrorCode, writeError } from '../../fs/write-error.js';
 import { printFields } from '../../output/table.js';
 import { packageRoot } from '../../package-root.js';
-import { type DaemonState, daemonFiles, probeEmulator, readDaemonState, writeDaemonState } from './daemon.js';
+import {
+  controlKeyOf,
+  type DaemonState,
+  daemonFiles,
+  healthOf,
+  probeEmulator,
+  readDaemonState,
+  writeDaemonState,
+} from './daemon.js';
 import type { EmulatorStartOptions } from './register.js';
 
-/** Set on the detached child: report readiness over IPC; keys come from the environment, not argv. */
+/**
+ * Set on the detached child: report readiness over IPC; keys come from the environment, not argv (which
+ * any user of the machine can read), the key of its control routes too (daemon.ts).
+ */
 const NOTIFY_ENV = 'AIP_EMULATOR_NOTIFY';
 const KEYS_ENV = 'AIP_EMULATOR_KEYS';
+const CONTROL_KEY_ENV = 'AIP_EMULATOR_CONTROL_KEY';
 const START_TIMEOUT_MS = 15_000;
 
 function apiKeys(ctx: Context, opts: EmulatorStartOptions): string[] {
@@ -27,10 +42,12 @@ function apiKeys(ctx: Context, opts: EmulatorStartOptions): string[] {
 async function listen(ctx: Context, opts: EmulatorStartOptions, keys: string[]): Promise<RunningEmulator> {
   const { io } = ctx;
   const { port } = opts;
+  const controlKey = ctx.env[CONTROL_KEY_ENV];
   try {
     return await startEmulator({
       port,
       apiKeys: keys,
+      controlKeys: controlKey ? [controlKey] : [],
       stepMs: opts.stepMs,
       tokenMs: opts.tokenMs,
       seed: opts.seed,
@@ -92,22 +109,39 @@ function lastLogLine(file: string): string {
 async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<void> {
   const files = daemonFiles(ctx);
   const existing = readDaemonState(files.state);
-  const running = existing && (await probeEmulator(ctx, existing.origin));
+  const running = existing && healthOf(await probeEmulator(ctx, existing.origin, controlKeyOf(existing)));
   if (existing && running?.pid === existing.pid) {
     report(ctx, existing, `already running (pid ${existing.pid})`);
     return;
   }
-  mkdirSync(files.dir, { recursive: true, mode: 0o700 });
-  const log = openSync(files.log, 'a', 0o600);
+  // aip's own directory, 0700 (src/fs/private-dir.ts); the log is appended to, made 0600.
+  const logExisted = existsSync(files.log);
+  let log: number;
+  try {
+    ensurePrivateDir(files.dir);
+    log = openSync(files.log, 'a', 0o600);
+  } catch (error) {
+    const denied = ['EACCES', 'EPERM'].includes(fsErrorCode(error) ?? '');
+    throw writeError(files.log, error, {
+      advice: denied ? `check the permissions of ${files.log} and of its directory` : undefined,
+      outcome: 'the emulator was not started',
+    });
+  }
   const args = [join(packageRoot(), 'bin', 'aip.js'), 'emulator', '--port', String(opts.port), '--no-color'];
   if (opts.stepMs !== undefined) args.push('--step-ms', String(opts.stepMs));
   if (opts.seed !== undefined) args.push('--seed', String(opts.seed));
   if (opts.tokenMs !== undefined) args.push('--token-ms', String(opts.tokenMs));
   if (opts.trainingChatStream) args.push('--training-chat-stream');
+  const controlKey = `aip-emulator-control-${randomBytes(24).toString('base64url')}`;
   const child = spawn(process.execPath, args, {
     detached: true,
     stdio: ['ignore', log, log, 'ipc'],
-    env: { ...ctx.env, [NOTIFY_ENV]: '1', [KEYS_ENV]: apiKeys(ctx, opts).join('\n') },
+    env: {
+      ...ctx.env,
+      [NOTIFY_ENV]: '1',
+      [KEYS_ENV]: apiKeys(ctx, opts).join('\n'),
+      [CONTROL_KEY_ENV]: controlKey,
+    },
   });
   closeSync(log);
   const ready = await new Promise<{ port: number; origin: string }>((resolve, reject) => {
@@ -138,12 +172,40 @@ async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<vo
     origin: ready.origin,
     log_file: files.log,
     started_at: new Date().toISOString(),
+    control_key: controlKey,
   };
-  writeDaemonState(files.state, state);
+  try {
+    writeDaemonState(files.state, state);
+  } catch (error) {
+    // Without its record the emulator could be neither found nor stopped by aip: it goes too, and
+    // what this run made with it (an empty log), so that the directory is as it was. Exit 2.
+    await stopChild(child);
+    if (!logExisted) rmEmpty(files.log);
+    throw writeError(files.state, error, { outcome: 'the emulator was stopped' });
+  }
   report(ctx, state, `started in the background (pid ${state.pid}); stop it with: aip emulator stop`);
 }
 
-function report(ctx: Context, state: DaemonState, what: string): void {
+/** SIGTERM, and its end waited for (at most a few seconds): its port is free again. */
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, 5_000)))]);
+  clearTimeout(timer);
+}
+
+function rmEmpty(file: string): void {
+  try {
+    if (statSync(file).size === 0) rmSync(file);
+  } catch {
+    // gone, or cannot be removed either
+  }
+}
+
+/** Where it is; the control key stays in the record. */
+function report(ctx: Context, { control_key: _, ...state }: DaemonState, what: string): void {
   const { io } = ctx;
   if (ctx.json) io.json(state);
   else if (io.quiet) io.out(state.origin);

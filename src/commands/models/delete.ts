@@ -1,6 +1,6 @@
 import type { DeleteModelResponse } from '../../api/types.js';
 import type { Context } from '../../context.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, CliError } from '../../errors.js';
 import { forgetModel } from '../../registry/models.js';
 import { confirmDestructive } from '../confirm.js';
 import { modelRegistryFile, resolveModelArg } from './resolve.js';
@@ -15,6 +15,16 @@ export async function runDelete(ctx: Context, ref: string): Promise<void> {
   );
   const registry = modelRegistryFile(ctx);
   const baseUrl = ctx.serviceUrl('training');
+  // The registry only remembers names: a model is deleted whether or not it can be rewritten (a full
+  // disk), and then a warning says that it still names the model.
+  const forget = async () => {
+    try {
+      await forgetModel(registry, model.id, baseUrl);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      io.warn(`the model is gone, but ${registry} still names it (${error.message})`);
+    }
+  };
   let result: DeleteModelResponse | undefined;
   try {
     result = (await ctx.training().deleteModel(model.id)).data;
@@ -22,13 +32,13 @@ export async function runDelete(ctx: Context, ref: string): Promise<void> {
     if (!(error instanceof ApiError && error.status === 404)) throw error;
     // Gone: nothing left to remember it by. If this answer came to a retry, the attempt whose answer
     // was lost is what deleted it, and the delete succeeded.
-    await forgetModel(registry, model.id, baseUrl);
+    await forget();
     if (error.attempts === 1) throw error;
     io.warn(
       `the request was sent ${error.attempts} times and the model is gone: an earlier attempt deleted it`,
     );
   }
-  await forgetModel(registry, model.id, baseUrl);
+  await forget();
   if (ctx.json)
     return io.json(result ?? { model_id: model.id, deleted_checkpoints: null, deleted_run: null });
   if (io.quiet) return io.out(model.id);

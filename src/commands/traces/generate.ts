@@ -1,11 +1,12 @@
 // `aip traces generate`: synthetic spans (as telemetrygen makes them) in OTLP/JSON Lines, one
 // document, or protobuf, for trying trace ingest out or loading it.
 
-import { accessSync, constants, existsSync, write as writeFd } from 'node:fs';
+import { write as writeFd } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Context } from '../../context.js';
-import { CliError, InterruptedError, UsageError } from '../../errors.js';
-import { type AtomicFile, openAtomic } from '../../fs/atomic-write.js';
+import { InterruptedError, UsageError } from '../../errors.js';
+import { type AtomicFile, assertRewritable, openAtomic } from '../../fs/atomic-write.js';
+import { writeError } from '../../fs/write-error.js';
 import { generateDocuments } from '../../traces/generate.js';
 import { encodeRequest, type PbResourceSpans } from '../../traces/otlp.js';
 import { resourceFromJson, scopeFromJson, spanFromJson } from '../../traces/otlp-json.js';
@@ -67,10 +68,10 @@ export async function runGenerate(ctx: Context, flags: GenerateFlags): Promise<v
     // temporary file that takes the old one's place at the end (src/fs/atomic-write.ts): a run that
     // fails, is interrupted or is killed leaves the old file as it was, never half a new one.
     try {
-      if (existsSync(flags.output)) accessSync(flags.output, constants.W_OK);
+      assertRewritable(flags.output, { followSymlinks: true });
       output = openAtomic(flags.output, { followSymlinks: true });
     } catch (error) {
-      throw new UsageError(`cannot write ${flags.output}: ${(error as NodeJS.ErrnoException).code}`);
+      throw writeError(flags.output, error);
     }
   }
   // Ctrl-C while writing a file: the temporary file goes, the old file stays, exit 130.
@@ -94,10 +95,10 @@ export async function runGenerate(ctx: Context, flags: GenerateFlags): Promise<v
     }
     output?.commit();
   } catch (error) {
+    // A full disk, a quota: the temporary file goes (its space with it), the old file stays, exit 2
+    // (nothing but this file was to be done: free the space and run it again).
     output?.abort();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (output && code) throw new CliError(`cannot write ${flags.output}: ${code}`);
-    throw error;
+    throw output ? writeError(flags.output!, error, { outcome: `${flags.output} is as it was` }) : error;
   } finally {
     interrupt?.release();
   }
