@@ -121,6 +121,18 @@ function sizeFromEnv(env: Env, name: string, max: number): number | undefined {
   return bytes;
 }
 
+/**
+ * A line of a file aip reads (training data, transcripts, OTLP/JSON): the most it holds of one at a
+ * time. A line is read whole to be checked, so memory is a few times this whatever the file (its
+ * parsed objects: a line of logprobs takes ~5.5 times its size to check); a line over it is a problem
+ * reported at its line, passed over without being held, and the reading goes on at the next. An RL
+ * trajectory group with long conversations and logprobs is a few MB: 8 trajectories of 16k sampled
+ * tokens with their logprobs come to 10.5 MiB, 8 of 32k to 21 MiB, 16 of 32k to 42 MiB (235 MB peak
+ * to check); with top_logprobs=5, 8 of 32k come to 97 MiB, past the limit, and need it raised. OTLP
+ * JSON is held a resource, scope or span at a time (src/traces/json-stream.ts), so the limit is on each.
+ */
+export const DEFAULT_LINE_BYTES = 64 * MiB;
+
 const MAX_HEADER_SETTING = 16 * MiB;
 const MAX_PAGES_SETTING = 100_000_000;
 
@@ -142,6 +154,19 @@ export function limitsFrom(env: Env): Limits {
   }
   const bodies = body === undefined ? DEFAULT_BODY_LIMITS : limitEvery(body);
   return { body: bodies, headerBytes, pages };
+}
+
+/** The line-size limit in effect: AIP_MAX_LINE_BYTES, or DEFAULT_LINE_BYTES. A bad value is a usage error. */
+export function lineLimitFrom(env: Env): number {
+  return sizeFromEnv(env, 'AIP_MAX_LINE_BYTES', MAX_BODY_BYTES) ?? DEFAULT_LINE_BYTES;
+}
+
+/**
+ * The problem of a line over the limit (or of what else is held whole: `what` is "the element", "the
+ * span", "a property name"…), reported at its line as any other problem of a file, with how to raise it.
+ */
+export function lineTooLarge(limit: number, what = 'line'): string {
+  return `${what} is larger than ${formatSize(limit)} (the limit; raise it with AIP_MAX_LINE_BYTES=${doubled(limit, MAX_BODY_BYTES)})`;
 }
 
 function limitEvery(bytes: number): Record<BodyKind, number> {

@@ -49,6 +49,11 @@ export class JsonSpanReader {
         break;
       case 'problem':
         this.problems.add(event.line, event.path, event.message);
+        // A span too large to read: counted all the same.
+        if (event.span) {
+          this.spans++;
+          this.onSpan?.(this.spans);
+        }
         break;
       case 'resourceSpans':
         this.resource = new ResourceContext(event.line);

@@ -8,6 +8,7 @@
 // JSONL); anything else goes through a small scanner that walks the resourceSpans → scopeSpans →
 // spans structure and hands each leaf value to JSON.parse separately.
 
+import { DEFAULT_LINE_BYTES, lineTooLarge } from '../api/limits.js';
 import { findSyntaxError, lineAt, lineOfPath } from '../validate/locate.js';
 import type { JsonPath } from './otlp-json.js';
 
@@ -28,10 +29,22 @@ export type OtlpJsonEvent =
   | { kind: 'resourceSpans' | 'scopeSpans'; path: JsonPath; line: number }
   | ({ kind: LocatedKind } & Located)
   | { kind: 'end'; of: 'resourceSpans' | 'scopeSpans' }
-  | { kind: 'problem'; line: number; path?: JsonPath; message: string };
+  | { kind: 'problem'; line: number; path?: JsonPath; message: string; span?: true };
 
-/** A one-line document longer than this is scanned instead (memory stays bounded). */
+/**
+ * A one-line document longer than this is scanned instead (memory stays bounded), and so is one
+ * longer than a third of the line limit: each of its values is then held, and checked against the
+ * limit, on its own (a character is at most three bytes of UTF-8).
+ */
 const WHOLE_LINE_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * A value still being read when it passes this many characters is read on as pieces, each kept as it
+ * comes, and joined once at its end, rather than as one text made again with each chunk (which costs
+ * a copy of all of it per chunk, and leaves the copies to the garbage collector: 10 times the limit in
+ * memory for a value near it).
+ */
+const PIECES_FROM = 1024 * 1024;
 
 type FrameKind = 'doc' | 'rsArr' | 'rs' | 'ssArr' | 'ss' | 'spansArr';
 
@@ -62,6 +75,32 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9 || c === 0xfeff;
 }
 
+/**
+ * A value (or a property name) over the line limit, passed over without being held: where it started,
+ * and the state of the scan through it (strings and nesting), which goes on chunk after chunk.
+ */
+interface Skip {
+  line: number;
+  path: JsonPath;
+  what: string;
+  depth: number;
+  inString: boolean;
+  escaped: boolean;
+  /** A number or a literal: it ends at the first delimiter. */
+  scalar: boolean;
+  /** A property name: its value comes next. */
+  key: boolean;
+  /** A value within the limit so far, read as pieces (PIECES_FROM): the capture it was. */
+  keep?: { cap: Capture; parts: string[]; size: number };
+}
+
+/** Is the character before `end` an escaping backslash (an odd run of them)? */
+function endsEscaped(text: string, end: number, from: number): boolean {
+  let slashes = 0;
+  for (let k = end - 1; k >= from && text.charCodeAt(k) === 92; k--) slashes++;
+  return slashes % 2 === 1;
+}
+
 /** The index of the quote that ends the string whose opening quote is before `from`, or -1. */
 function stringEnd(text: string, from: number): number {
   let q = text.indexOf('"', from);
@@ -88,6 +127,12 @@ export interface SplitterOptions {
    * text is a piece of a file cut at newlines, where the scanner could not follow a document).
    */
   jsonLines?: boolean;
+  /**
+   * The line limit (AIP_MAX_LINE_BYTES): the most held at once. A line longer than it is scanned
+   * value by value, and a resource, scope or span (or any other value, or a property name) longer
+   * than it is a problem at its line, passed over without being held.
+   */
+  maxLineBytes?: number;
 }
 
 export class OtlpJsonSplitter {
@@ -95,11 +140,19 @@ export class OtlpJsonSplitter {
   private pos = 0;
   private line: number;
   private jsonLines: boolean;
+  private readonly limit: number;
+  private readonly wholeLine: number;
 
   constructor(options: SplitterOptions = {}) {
     this.line = options.firstLine ?? 1;
     this.jsonLines = options.jsonLines ?? false;
+    this.limit = options.maxLineBytes ?? DEFAULT_LINE_BYTES;
+    this.wholeLine = Math.min(WHOLE_LINE_LIMIT, Math.floor(this.limit / 3));
   }
+  /** A value over the limit, being passed over. */
+  private skip: Skip | undefined;
+  /** After a syntax error: the rest of the line is passed over (none of it kept). */
+  private skippingLine = false;
   private ended = false;
   private stack: Frame[] = [];
   private capture: Capture | undefined;
@@ -145,12 +198,25 @@ export class OtlpJsonSplitter {
     return this.capture ? this.capture.start : this.pos;
   }
 
-  private problem(line: number, message: string, path?: JsonPath): void {
-    this.out.push(path ? { kind: 'problem', line, path, message } : { kind: 'problem', line, message });
+  /** `span`: the problem is a span's that was passed over (it is counted, as a span). */
+  private problem(line: number, message: string, path?: JsonPath, span = false): void {
+    const event: OtlpJsonEvent = path
+      ? { kind: 'problem', line, path, message }
+      : { kind: 'problem', line, message };
+    if (span) event.span = true;
+    this.out.push(event);
   }
 
   private run(): void {
     for (;;) {
+      if (this.skippingLine) {
+        if (!this.skipLine()) return;
+        continue;
+      }
+      if (this.skip) {
+        if (!this.continueSkip()) return;
+        continue;
+      }
       if (this.capture) {
         if (!this.continueCapture()) return;
         continue;
@@ -180,13 +246,13 @@ export class OtlpJsonSplitter {
       return this.skipLine();
     }
     const newline = buf.indexOf('\n', Math.max(this.pos, this.newlineSearchedTo));
-    if (newline === -1 && !this.ended && buf.length - this.pos < WHOLE_LINE_LIMIT) {
+    if (newline === -1 && !this.ended && buf.length - this.pos < this.wholeLine) {
       this.newlineSearchedTo = buf.length;
       return false;
     }
     this.newlineSearchedTo = 0;
     const lineEnd = newline === -1 ? buf.length : newline;
-    if (lineEnd - this.pos <= WHOLE_LINE_LIMIT) {
+    if (lineEnd - this.pos <= this.wholeLine) {
       const text = buf.slice(this.pos, lineEnd);
       let doc: unknown;
       try {
@@ -241,15 +307,19 @@ export class OtlpJsonSplitter {
     return true;
   }
 
-  /** Gives up on the rest of the line after a syntax error, and starts again on the next. */
+  /**
+   * Gives up on the rest of the line after a syntax error, and starts again on the next. What is
+   * passed over is not kept: a line of any length costs no memory.
+   */
   private skipLine(): boolean {
     this.stack = [];
     const newline = this.buf.indexOf('\n', this.pos);
     if (newline === -1) {
-      if (!this.ended) return false;
       this.pos = this.buf.length;
-      return true;
+      this.skippingLine = !this.ended;
+      return this.ended;
     }
+    this.skippingLine = false;
     this.pos = newline; // the newline itself is counted by the whitespace loop
     return true;
   }
@@ -280,9 +350,24 @@ export class OtlpJsonSplitter {
         if (ch === '}') return this.close();
         if (ch !== '"') return this.syntaxError(ch, "a property name or '}'");
         const end = stringEnd(this.buf, this.pos + 1);
-        if (end === -1) return this.ended ? this.syntaxError('end of input', 'a closing quote') : false;
+        if (end === -1) {
+          if (this.ended) return this.syntaxError('end of input', 'a closing quote');
+          if (this.buf.length - this.pos <= this.limit) return false;
+          // A property name over the limit: passed over; its value is then an unknown field's.
+          this.startSkip(this.pos, this.line, frame.path, 'a property name', {
+            depth: 0,
+            inString: true,
+            scalar: false,
+            key: true,
+          });
+          return true;
+        }
         const raw = this.buf.slice(this.pos, end + 1);
-        frame.key = raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
+        if (raw.length > this.limit / 3 && Buffer.byteLength(raw) > this.limit) {
+          // Held whole (it ended in the chunk that took it over the limit): still over it, in bytes.
+          this.problem(this.line, lineTooLarge(this.limit, 'a property name'), frame.path);
+          frame.key = '\u0000';
+        } else frame.key = raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
         frame.expect = 'colon';
         this.pos = end + 1;
         return true;
@@ -413,6 +498,28 @@ export class OtlpJsonSplitter {
   }
 
   private incomplete(): boolean {
+    const cap = this.capture!;
+    const held = this.buf.length - cap.start;
+    if (!this.ended && held > Math.min(PIECES_FROM, this.limit)) {
+      // A long value: read on in pieces; over the limit, what was read of it goes, and the rest is
+      // passed over, not kept.
+      const first = this.buf[cap.start];
+      this.capture = undefined;
+      this.startSkip(
+        cap.start,
+        cap.line,
+        [...cap.role.frame.path, cap.role.key],
+        this.describe(cap),
+        {
+          depth: cap.depth,
+          inString: cap.inString,
+          scalar: first !== '"' && first !== '{' && first !== '[',
+          key: false,
+        },
+        held <= this.limit ? cap : undefined,
+      );
+      return true;
+    }
     if (!this.ended) return false;
     this.problem(this.capture!.line, 'invalid JSON: the input ends inside a value');
     this.capture = undefined;
@@ -421,8 +528,129 @@ export class OtlpJsonSplitter {
     return true;
   }
 
+  /** What a captured value is, for a message: "the span", "the resource", "the scope", "the value". */
+  private describe(cap: Capture): string {
+    const { frame, key } = cap.role;
+    if (frame.kind === 'spansArr') return 'the span';
+    if (frame.kind === 'rs' && key === 'resource') return 'the resource';
+    if (frame.kind === 'ss' && key === 'scope') return 'the scope';
+    return 'the value';
+  }
+
+  /**
+   * Passes over a value (or a property name) from `start`, where the scan has got to the end of the
+   * buffer: nothing of it is kept from here on, only the state of the scan.
+   */
+  private startSkip(
+    start: number,
+    line: number,
+    path: JsonPath,
+    what: string,
+    state: { depth: number; inString: boolean; scalar: boolean; key: boolean },
+    keep?: Capture,
+  ): void {
+    const { buf } = this;
+    const read = buf.slice(start);
+    this.line += countLines(read);
+    this.skip = {
+      line,
+      path,
+      what,
+      ...state,
+      escaped: state.inString && endsEscaped(buf, buf.length, start + 1),
+      keep: keep && { cap: keep, parts: [read], size: read.length },
+    };
+    this.pos = buf.length;
+  }
+
+  /** Scans on through a value being passed over. False when more input is needed. */
+  private continueSkip(): boolean {
+    const sk = this.skip!;
+    const { buf } = this;
+    let i = this.pos;
+    let end = -1;
+    // Lines are counted as the scan passes them (a string, which has none when it is valid JSON, is
+    // jumped over whole).
+    let newline = buf.indexOf('\n', i);
+    const countTo = (to: number) => {
+      while (newline !== -1 && newline < to) {
+        this.line++;
+        newline = buf.indexOf('\n', newline + 1);
+      }
+    };
+    while (i < buf.length) {
+      if (sk.inString) {
+        if (sk.escaped) {
+          sk.escaped = false;
+          i++;
+          continue;
+        }
+        // To the next quote that is not escaped (the backslashes before it are all in this buffer:
+        // at i nothing is escaped).
+        let q = buf.indexOf('"', i);
+        while (q !== -1 && endsEscaped(buf, q, i)) q = buf.indexOf('"', q + 1);
+        if (q === -1) {
+          sk.escaped = endsEscaped(buf, buf.length, i);
+          i = buf.length;
+          break;
+        }
+        sk.inString = false;
+        i = q + 1;
+        if (sk.depth === 0) {
+          end = i;
+          break;
+        }
+        continue;
+      }
+      const c = buf.charCodeAt(i);
+      if (sk.scalar) {
+        if (c === 44 || c === 125 || c === 93 || isSpace(c)) {
+          end = i;
+          break;
+        }
+      } else if (c === 34) sk.inString = true;
+      else if (c === 123 || c === 91) sk.depth++;
+      else if ((c === 125 || c === 93) && --sk.depth === 0) {
+        end = i + 1;
+        break;
+      }
+      i++;
+    }
+    const to = end === -1 ? buf.length : end;
+    countTo(to);
+    const { keep } = sk;
+    if (keep && to > this.pos) {
+      keep.parts.push(buf.slice(this.pos, to));
+      keep.size += to - this.pos;
+      if (keep.size > this.limit) sk.keep = undefined;
+    }
+    this.pos = to;
+    if (end === -1 && !this.ended) return false;
+    this.skip = undefined;
+    if (sk.keep) {
+      if (end === -1) {
+        this.problem(sk.line, 'invalid JSON: the input ends inside a value');
+        this.stack = [];
+      } else this.captured(sk.keep.cap, sk.keep.parts.join(''));
+      return true;
+    }
+    this.problem(sk.line, lineTooLarge(this.limit, sk.what), sk.path, sk.what === 'the span');
+    if (sk.key) {
+      const frame = this.stack.at(-1)!;
+      frame.key = '\u0000'; // no field of OTLP's: the value is ignored, as an unknown field's
+      frame.expect = 'colon';
+    }
+    return true;
+  }
+
   private captured(cap: Capture, text: string): void {
     const { frame, key } = cap.role;
+    // Held whole (it ended in the chunk that took it over the limit): still over it, in bytes.
+    if (text.length > this.limit / 3 && Buffer.byteLength(text) > this.limit) {
+      const what = this.describe(cap);
+      this.problem(cap.line, lineTooLarge(this.limit, what), [...frame.path, key], what === 'the span');
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { DEFAULT_LINE_BYTES } from '../api/limits.js';
 import type { BatchLimits } from './batches.js';
 import { Problems } from './problems.js';
 import type { Project } from './routing.js';
@@ -46,7 +47,7 @@ export interface ParallelResult {
   rest?: { input: AsyncIterable<Buffer>; line: number };
 }
 
-/** A line longer than this is not dealt to a worker. */
+/** A line longer than this (or than the line limit) is not dealt to a worker. */
 const LONG_LINE_BYTES = 8 * 1024 * 1024;
 
 /** The bytes in an ArrayBuffer of their own (small buffers share Node's pool). */
@@ -70,11 +71,15 @@ export async function readJsonLinesParallel(
     workers: number;
     limits: BatchLimits;
     project: Project | undefined;
+    /** The line limit: a line longer than it is read on this thread, where it is scanned value by value. */
+    maxLineBytes?: number;
     onBatch: (batch: WorkerBatch) => void;
     onProgress?: (spans: number) => void;
   },
 ): Promise<ParallelResult> {
   const result: ParallelResult = { spans: 0, documents: 0, problems: new Problems() };
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_LINE_BYTES;
+  const longLine = Math.min(LONG_LINE_BYTES, maxLineBytes);
   const pool = Array.from({ length: options.workers }, () => ({
     // Bounded heaps: a worker collects its garbage instead of growing (memory stays flat). A 12 MB
     // young generation (V8's default would grow to 48) takes ~30 MB off the peak of two workers at the
@@ -114,7 +119,8 @@ export async function readJsonLinesParallel(
   );
   const send = (slot: (typeof pool)[number], message: ToWorker, transfer: ArrayBuffer[] = []) =>
     slot.worker.postMessage(message, transfer);
-  for (const slot of pool) send(slot, { type: 'start', limits: options.limits, project: options.project });
+  for (const slot of pool)
+    send(slot, { type: 'start', limits: options.limits, project: options.project, maxLineBytes });
 
   /**
    * Gives a piece to the least busy worker, waiting while every one has PIECES_WAITING. The piece's memory moves
@@ -150,7 +156,7 @@ export async function readJsonLinesParallel(
       const cut = joined.lastIndexOf(10);
       if (cut === -1) {
         pending = [joined];
-        if (joined.length < LONG_LINE_BYTES) continue;
+        if (joined.length < longLine) continue;
         // A line too long for a piece: the rest is the caller's, from the start of this line.
         async function* rest(): AsyncGenerator<Buffer> {
           yield joined;

@@ -1,8 +1,10 @@
 // Reads an OTLP protobuf ExportTraceServiceRequest as a stream: the wire format is walked three levels
 // down (ResourceSpans, ScopeSpans, Span) and each resource, scope and span is decoded on its own, so
 // that memory holds one span at a time, however large the file. Each message is decoded by the
-// generated codec; only the framing around them is walked here.
+// generated codec; only the framing around them is walked here. A message longer than the line limit
+// (AIP_MAX_LINE_BYTES) is passed over without being held, and reported (a `tooLarge` event).
 
+import { DEFAULT_LINE_BYTES } from '../api/limits.js';
 import { type PbResource, type PbScope, type PbSpan, ResourceCodec, ScopeCodec, SpanCodec } from './otlp.js';
 
 export type ProtobufEvent =
@@ -13,7 +15,15 @@ export type ProtobufEvent =
   | { kind: 'scope'; scope: PbScope }
   | { kind: 'scopeSchemaUrl'; schemaUrl: string }
   | { kind: 'span'; span: PbSpan; index: number; offset: number }
-  | { kind: 'end'; of: 'resourceSpans' | 'scopeSpans' };
+  | { kind: 'end'; of: 'resourceSpans' | 'scopeSpans' }
+  | {
+      kind: 'tooLarge';
+      what: 'resource' | 'scope' | 'span' | 'schemaUrl';
+      /** Which message it is a field of. */
+      of: 'resourceSpans' | 'scopeSpans';
+      index: number;
+      offset: number;
+    };
 
 export class ProtobufFramingError extends Error {
   constructor(
@@ -82,11 +92,32 @@ class ByteReader {
     return out;
   }
 
+  /** Moves past `n` bytes without holding them. */
+  async discard(n: number): Promise<void> {
+    for (;;) {
+      const available = this.buf.length - this.pos;
+      if (available >= n) {
+        this.pos += n;
+        return;
+      }
+      n -= available;
+      this.base += this.buf.length;
+      this.buf = Buffer.alloc(0);
+      this.pos = 0;
+      const next = this.done ? undefined : await this.input.next();
+      if (!next || next.done) {
+        this.done = true;
+        throw new ProtobufFramingError(`a field runs ${n} bytes past the end of the input`, this.offset);
+      }
+      this.buf = next.value;
+    }
+  }
+
   async skip(wireType: number): Promise<void> {
     const at = this.offset;
     if (wireType === 0) await this.varint();
     else if (wireType === 1) await this.bytes(8);
-    else if (wireType === 2) await this.bytes(await this.varint());
+    else if (wireType === 2) await this.discard(await this.varint());
     else if (wireType === 5) await this.bytes(4);
     else throw new ProtobufFramingError(`unsupported wire type ${wireType}`, at);
   }
@@ -121,9 +152,22 @@ async function lengthEnd(r: ByteReader): Promise<number> {
   return r.offset + length;
 }
 
-/** The events of a protobuf ExportTraceServiceRequest; throws ProtobufFramingError where it is broken. */
-export async function* protobufEvents(input: AsyncIterable<Buffer>): AsyncGenerator<ProtobufEvent> {
+/**
+ * The events of a protobuf ExportTraceServiceRequest; throws ProtobufFramingError where it is broken.
+ * A resource, scope, span or schema URL longer than `maxBytes` is passed over (`tooLarge`).
+ */
+export async function* protobufEvents(
+  input: AsyncIterable<Buffer>,
+  maxBytes = DEFAULT_LINE_BYTES,
+): AsyncGenerator<ProtobufEvent> {
   const r = new ByteReader(input[Symbol.asyncIterator]());
+  /** The length of a message to read, or undefined (after passing over it) when it is over the limit. */
+  const within = async (): Promise<number | undefined> => {
+    const length = await r.varint();
+    if (length <= maxBytes) return length;
+    await r.discard(length);
+    return undefined;
+  };
   let resourceIndex = 0;
   for await (const top of fields(r, undefined)) {
     if (top.field !== 1 || top.wireType !== 2) {
@@ -138,12 +182,18 @@ export async function* protobufEvents(input: AsyncIterable<Buffer>): AsyncGenera
         await r.skip(rs.wireType);
         continue;
       }
-      if (rs.field === 1) {
-        const bytes = await r.bytes(await r.varint());
-        yield { kind: 'resource', resource: decode(ResourceCodec, bytes, 'resource', rs.at) };
-      } else if (rs.field === 3) {
-        const bytes = await r.bytes(await r.varint());
-        yield { kind: 'resourceSchemaUrl', schemaUrl: bytes.toString('utf8') };
+      if (rs.field !== 2) {
+        const length = await within();
+        const what = rs.field === 1 ? 'resource' : 'schemaUrl';
+        if (length === undefined)
+          yield { kind: 'tooLarge', what, of: 'resourceSpans', index: 0, offset: rs.at };
+        else if (rs.field === 1) {
+          const bytes = await r.bytes(length);
+          yield { kind: 'resource', resource: decode(ResourceCodec, bytes, 'resource', rs.at) };
+        } else {
+          const bytes = await r.bytes(length);
+          yield { kind: 'resourceSchemaUrl', schemaUrl: bytes.toString('utf8') };
+        }
       } else {
         const ssEnd = await lengthEnd(r);
         yield { kind: 'scopeSpans', index: scopeIndex++ };
@@ -153,7 +203,14 @@ export async function* protobufEvents(input: AsyncIterable<Buffer>): AsyncGenera
             await r.skip(ss.wireType);
             continue;
           }
-          const bytes = await r.bytes(await r.varint());
+          const length = await within();
+          if (length === undefined) {
+            const what = ss.field === 1 ? 'scope' : ss.field === 3 ? 'schemaUrl' : 'span';
+            const index = ss.field === 2 ? spanIndex++ : 0;
+            yield { kind: 'tooLarge', what, of: 'scopeSpans', index, offset: ss.at };
+            continue;
+          }
+          const bytes = await r.bytes(length);
           if (ss.field === 1) yield { kind: 'scope', scope: decode(ScopeCodec, bytes, 'scope', ss.at) };
           else if (ss.field === 3) yield { kind: 'scopeSchemaUrl', schemaUrl: bytes.toString('utf8') };
           else

@@ -6,6 +6,7 @@
 
 import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
+import { DEFAULT_LINE_BYTES, lineTooLarge } from '../api/limits.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import type { Problem, Source } from '../validate/check-file.js';
 import {
@@ -40,6 +41,8 @@ export interface ReadOptions {
   onProgress?: (spans: number) => void;
   /** Ctrl-C: reading stops, the spool goes, InterruptedError. */
   signal?: AbortSignal;
+  /** The line limit (AIP_MAX_LINE_BYTES): the most of one line, or one value, held at a time. */
+  maxLineBytes?: number;
 }
 
 /** A batch ready to send: where it waits in the spool, and whether it is gzipped already. */
@@ -171,6 +174,7 @@ export async function readSpans(source: Source, options: ReadOptions): Promise<R
         workers,
         limits: options.limits,
         project: options.project,
+        maxLineBytes: options.maxLineBytes,
         onBatch: (batch) => {
           if (problems.count === 0)
             batches.push({ slot: spool.put(batch.bytes), spans: batch.spans, gzipped: true });
@@ -185,12 +189,15 @@ export async function readSpans(source: Source, options: ReadOptions): Promise<R
         const more = await readJsonHere(read.rest.input, builder, problems, options, {
           firstLine: read.rest.line,
           jsonLines: true,
+          maxLineBytes: options.maxLineBytes,
         });
         counts.spans += more.spans;
         counts.documents += more.documents;
       }
     } else if (format === 'json') {
-      const read = await readJsonHere(input, builder, problems, options, {});
+      const read = await readJsonHere(input, builder, problems, options, {
+        maxLineBytes: options.maxLineBytes,
+      });
       counts.spans = read.spans;
       counts.documents = read.documents;
     } else {
@@ -294,8 +301,22 @@ async function readProtobuf(
   let spans = 0;
   counts.documents = 1;
   try {
-    for await (const event of protobufEvents(input)) {
+    for await (const event of protobufEvents(input, options.maxLineBytes)) {
       switch (event.kind) {
+        case 'tooLarge': {
+          // Passed over unread: a problem (nothing will be sent), and the reading goes on.
+          const path: JsonPath = ['resourceSpans', resourceIndex];
+          if (event.of === 'scopeSpans') path.push('scopeSpans', scopeIndex);
+          path.push(event.what === 'span' ? 'spans' : event.what);
+          if (event.what === 'span') path.push(event.index);
+          if (event.what === 'span') counts.spans++;
+          problems.add(
+            0,
+            path,
+            `${lineTooLarge(options.maxLineBytes ?? DEFAULT_LINE_BYTES, `the ${event.what}`)} (byte ${event.offset})`,
+          );
+          break;
+        }
         case 'resourceSpans':
           resource = new ResourceContext(0);
           resourceIndex = event.index;

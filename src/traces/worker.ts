@@ -12,7 +12,7 @@ import { Problems } from './problems.js';
 import { type Project, withRouting } from './routing.js';
 
 export type ToWorker =
-  | { type: 'start'; limits: BatchLimits; project: Project | undefined }
+  | { type: 'start'; limits: BatchLimits; project: Project | undefined; maxLineBytes: number }
   | { type: 'piece'; bytes: Uint8Array; firstLine: number }
   | { type: 'finish' };
 
@@ -40,6 +40,7 @@ if (port) {
   let builder: BatchBuilder | undefined;
   let reader: JsonSpanReader | undefined;
   let reported = { spans: 0, documents: 0 };
+  let maxLineBytes: number | undefined;
   const take = () => {
     const batches = out;
     out = [];
@@ -60,13 +61,14 @@ if (port) {
         (batch) => out.push({ bytes: gzipSync(batch.bytes, { level: 1 }), spans: batch.spans }),
       );
       reader = new JsonSpanReader(builder, problems, project);
+      maxLineBytes = message.maxLineBytes;
       reported = { spans: 0, documents: 0 };
       return;
     }
     if (message.type === 'piece') {
       const { bytes } = message;
       const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-      const splitter = new OtlpJsonSplitter({ firstLine: message.firstLine, jsonLines: true });
+      const splitter = new OtlpJsonSplitter({ firstLine: message.firstLine, jsonLines: true, maxLineBytes });
       for (const event of splitter.push(text)) reader!.handle(event);
       for (const event of splitter.end()) reader!.handle(event);
       port.postMessage({ type: 'progress', ...take() } satisfies FromWorker);

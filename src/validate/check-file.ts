@@ -3,6 +3,7 @@
 // only a failing one is read again to find the line of each problem (locate.ts).
 
 import { createReadStream, statSync } from 'node:fs';
+import { DEFAULT_LINE_BYTES, lineTooLarge } from '../api/limits.js';
 import { UsageError } from '../errors.js';
 import type { IO } from '../output/io.js';
 import { type DocumentFormat, type JsonDocument, readDocuments } from './documents.js';
@@ -33,11 +34,16 @@ export interface Source {
   /** As shown in messages: the path, or "stdin". */
   name: string;
   stream: AsyncIterable<Buffer | string>;
+  /** The line-size limit (AIP_MAX_LINE_BYTES; DEFAULT_LINE_BYTES when not given). */
+  maxLineBytes?: number;
 }
 
-/** A file path or "-" (stdin), checked to be readable before anything is read. */
-export function openSource(path: string, io: IO): Source {
-  if (path === '-') return { name: 'stdin', stream: io.stdin as AsyncIterable<Buffer> };
+/**
+ * A file path or "-" (stdin), checked to be readable before anything is read; `maxLineBytes` is the
+ * line-size limit in effect (lineLimitFrom(ctx.env)).
+ */
+export function openSource(path: string, io: IO, maxLineBytes?: number): Source {
+  if (path === '-') return { name: 'stdin', stream: io.stdin as AsyncIterable<Buffer>, maxLineBytes };
   let isFile: boolean;
   try {
     isFile = statSync(path).isFile();
@@ -46,7 +52,7 @@ export function openSource(path: string, io: IO): Source {
     throw new UsageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code}`);
   }
   if (!isFile) throw new UsageError(`cannot read ${path}: not a file`);
-  return { name: path, stream: createReadStream(path, { highWaterMark: 1 << 20 }) };
+  return { name: path, stream: createReadStream(path, { highWaterMark: 1 << 20 }), maxLineBytes };
 }
 
 function syntaxProblem(doc: JsonDocument, error: unknown): Problem {
@@ -73,13 +79,24 @@ export async function checkDocuments(
     result.problemCount++;
     if (result.problems.length < MAX_LISTED_PROBLEMS) result.problems.push(problem);
   };
-  for await (const event of readDocuments(source.stream)) {
+  const maxLineBytes = source.maxLineBytes ?? DEFAULT_LINE_BYTES;
+  for await (const event of readDocuments(source.stream, { maxLineBytes })) {
     if (event.kind === 'format') {
       result.format = event.format;
       continue;
     }
     if (event.kind === 'problem') {
       add({ line: event.line, message: event.problem });
+      continue;
+    }
+    if (event.kind === 'tooLarge') {
+      // Passed over unread: a problem at its line, and the reading goes on with the next.
+      result.documents++;
+      add(
+        result.format === 'array'
+          ? { line: event.line, path: `[${event.index}]`, message: lineTooLarge(maxLineBytes, 'the element') }
+          : { line: event.line, message: lineTooLarge(maxLineBytes) },
+      );
       continue;
     }
     result.documents++;

@@ -125,10 +125,18 @@ export function checkSftExample(value: unknown, stats: SftStats): Issue[] {
   return [];
 }
 
-/** Checks a file of SFT examples (JSON Lines, or - for stdin); an empty file is a problem. */
-export async function checkSftFile(path: string, io: IO): Promise<{ checked: CheckedFile; stats: SftStats }> {
+/**
+ * Checks a file of SFT examples (JSON Lines, or - for stdin); an empty file is a problem.
+ * `maxLineBytes`: the line-size limit in effect (lineLimitFrom(ctx.env)).
+ */
+export async function checkSftFile(
+  path: string,
+  io: IO,
+  maxLineBytes?: number,
+): Promise<{ checked: CheckedFile; stats: SftStats }> {
   const stats = emptySftStats();
-  const checked = await checkDocuments(openSource(path, io), (value) => checkSftExample(value, stats));
+  const source = openSource(path, io, maxLineBytes);
+  const checked = await checkDocuments(source, (value) => checkSftExample(value, stats));
   requireDocuments(checked, 'training examples');
   return { checked, stats };
 }

@@ -1,6 +1,7 @@
 // Reading a trajectory-group file for sending: every group checked, every problem reported (as
 // file:line: path: problem, on stderr), and nothing returned, so nothing sent, if there is one.
 
+import { lineLimitFrom } from '../api/limits.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import {
@@ -25,9 +26,8 @@ export async function checkTrajectoryFile(
   collect: boolean,
 ): Promise<TrajectoryFile> {
   const stats = emptyGroupStats();
-  const checked = await checkDocuments(openSource(path, ctx.io), (value) => checkGroup(value, stats), {
-    collect,
-  });
+  const source = openSource(path, ctx.io, lineLimitFrom(ctx.env));
+  const checked = await checkDocuments(source, (value) => checkGroup(value, stats), { collect });
   requireDocuments(checked, 'trajectory groups');
   return { groups: checked.values, stats, checked };
 }

@@ -21,6 +21,10 @@ export const ENVIRONMENT: ReadonlyArray<[name: string, meaning: string]> = [
   ],
   ['AIP_MAX_HEADER_BYTES', 'largest response headers read (default 32K)'],
   ['AIP_MAX_PAGES', 'most pages --all follows (default 10000)'],
+  [
+    'AIP_MAX_LINE_BYTES',
+    'longest line (in OTLP input: resource, scope or span) of a file aip reads (default 64M)',
+  ],
   ['NO_COLOR, FORCE_COLOR=0, TERM=dumb', 'turn colour off (FORCE_COLOR=1 turns it on when piped)'],
   ['CI', 'when set, no spinners or progress bars: one plain line per change'],
   [

@@ -4,6 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import type { PreparedRequest, RequestOptions } from '../../api/http.js';
+import { lineLimitFrom } from '../../api/limits.js';
 import { rlJobRequest, sftJobRequest } from '../../api/training.js';
 import type { CreateRlJob, CreateSftJob, JobKind, JobResponse } from '../../api/types.js';
 import type { Context } from '../../context.js';
@@ -184,7 +185,7 @@ export async function runCreateRl(ctx: Context, options: RlOptions): Promise<voi
 
 /** A local copy of SFT data, checked: every problem on stderr, then a usage error (nothing sent). */
 async function requireValidSftFile(ctx: Context, path: string): Promise<void> {
-  const { checked } = await checkSftFile(path, ctx.io);
+  const { checked } = await checkSftFile(path, ctx.io, lineLimitFrom(ctx.env));
   if (checked.problemCount === 0) return;
   for (const line of problemLines(checked)) ctx.io.err(line);
   throw new UsageError(

@@ -1,6 +1,7 @@
 // `aip jobs validate rl|sft <file>`: the offline checks alone. The problems are this command's result,
 // so they go to stdout (one `file:line: path: problem` per line); exit 2 when there is any.
 
+import { lineLimitFrom } from '../../api/limits.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { formatNumber } from '../../output/numbers.js';
@@ -20,7 +21,7 @@ export async function runValidate(ctx: Context, kind: 'rl' | 'sft', path: string
     summary = { groups, trajectories, reward_min: minReward ?? null, reward_max: maxReward ?? null };
     text = `${groups} groups, ${trajectories} trajectories${minReward === undefined ? '' : `, rewards ${formatNumber(minReward)} to ${formatNumber(maxReward!)}`}`;
   } else {
-    const file = await checkSftFile(path, io);
+    const file = await checkSftFile(path, io, lineLimitFrom(ctx.env));
     checked = file.checked;
     const { stats } = file;
     summary = { examples: stats.examples, messages: stats.messages, with_tools: stats.withTools };

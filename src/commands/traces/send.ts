@@ -1,12 +1,14 @@
 // `aip traces send <file|->`: check every span of the input, then send them in batches, a few at a
 // time, and say what the platform accepted. Nothing is sent when any span has a problem.
 
+import { lineLimitFrom } from '../../api/limits.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors.js';
 import { progress } from '../../output/progress.js';
 import { DEFAULT_LIMITS } from '../../traces/batches.js';
 import { type InputFormat, type ReadResult, readSpans } from '../../traces/read-input.js';
 import { type SendSummary, sendBatches } from '../../traces/send.js';
+import { onSpoolFailure } from '../../traces/spool.js';
 import { openSource, problemLines } from '../../validate/check-file.js';
 import { configuredProject, traceClient } from './common.js';
 
@@ -30,11 +32,21 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
   const { io } = ctx;
   // A missing key or a refused URL is known now, before a long read.
   const client = options.dryRun ? undefined : traceClient(ctx);
-  const source = openSource(file, io);
+  const maxLineBytes = lineLimitFrom(ctx.env);
+  const source = openSource(file, io, maxLineBytes);
   const show = progress(io);
   const started = performance.now();
   // Ctrl-C stops the reading (and the spool goes with it) as well as the sending.
-  const { signal, release } = ctx.interruptible();
+  const { signal: interrupted, release } = ctx.interruptible();
+  // So does a spool that cannot write (a full disk where TMPDIR is): the batches are all spooled
+  // before the first is sent, so then nothing was sent, and nothing will be.
+  const spoolFailed = new AbortController();
+  let spoolFailure: unknown;
+  const unwatch = onSpoolFailure((error) => {
+    spoolFailure ??= error;
+    spoolFailed.abort();
+  });
+  const signal = AbortSignal.any([interrupted, spoolFailed.signal]);
   let input: ReadResult;
   show.status(`Reading ${source.name}…`);
   try {
@@ -46,18 +58,23 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
       project: configuredProject(ctx),
       format: options.format,
       workers: options.workers,
+      maxLineBytes,
       signal,
       onProgress: (spans) => show.status(`Reading ${source.name}: ${plural(spans, 'span')}…`),
     });
   } catch (error) {
     release();
+    if (spoolFailure !== undefined) throw spoolFailure;
     if (error instanceof InterruptedError) io.err('Stopped while reading; nothing was sent');
     throw error;
   } finally {
+    unwatch();
     show.done();
   }
   let summary: SendSummary | undefined;
   try {
+    // Failed as the input ended, before the signal was looked at.
+    if (input.spool.failure !== undefined) throw input.spool.failure;
     if (input.problemCount > 0) {
       for (const line of problemLines(input)) io.err(line);
       throw new UsageError(
