@@ -1,6 +1,9 @@
 // Every request the emulator receives (except its own /_emulator/ routes), for tests and benchmarks
 // to assert on: method, path, query, headers, body, the answer's status and any fault applied.
-// Bounded, so that a long benchmark cannot grow it without limit.
+// Bounded, so that a long benchmark cannot grow it without limit. Written through to the state
+// directory as requests come and are answered.
+
+import { noPersistence, type Persistence, seqId } from './durable/persistence.js';
 
 export interface RequestRecord {
   seq: number;
@@ -51,26 +54,48 @@ export class RequestLog {
   dropped = 0;
   private readonly counts = new Map<string, number>();
 
-  constructor(private readonly capacity = 10_000) {}
+  constructor(
+    private readonly capacity = 10_000,
+    private readonly persist: Persistence = noPersistence,
+  ) {
+    for (const { value } of persist.list<{ record: RequestRecord; bytes: number }>('request')) {
+      this.records.push(value);
+      this.storedBytes += value.bytes;
+    }
+    const meta = persist
+      .list<{ next: number; counts: Record<string, number> }>('meta')
+      .find((d) => d.id === 'requests');
+    this.nextSeq = meta?.value.next ?? (this.records.at(-1)?.record.seq ?? 0) + 1;
+    for (const [route, n] of Object.entries(meta?.value.counts ?? {})) this.counts.set(route, n);
+  }
 
   /** `bytes`: the size of the request body, which is what the record mostly costs. */
   add(record: Omit<RequestRecord, 'seq'>, bytes: number): RequestRecord {
     const full = { seq: this.nextSeq++, ...record };
     this.records.push({ record: full, bytes });
     this.storedBytes += bytes;
+    this.persist.put('request', seqId(full.seq), { record: full, bytes });
     while (
       this.records.length > this.capacity ||
       (this.storedBytes > MAX_STORED_BYTES && this.records.length > 1)
     ) {
-      this.storedBytes -= this.records.shift()!.bytes;
+      const old = this.records.shift()!;
+      this.storedBytes -= old.bytes;
+      this.persist.remove('request', seqId(old.record.seq));
       this.dropped++;
     }
     return full;
   }
 
-  /** Counted once the route is known, so that counts are per route pattern, not per concrete path. */
-  count(route: string): void {
-    this.counts.set(route, (this.counts.get(route) ?? 0) + 1);
+  /** The record as answered (status, time, fault), counted under its route pattern. */
+  finish(record: RequestRecord): void {
+    this.counts.set(record.route, (this.counts.get(record.route) ?? 0) + 1);
+    // The record just answered is among the last few: looked for from the end.
+    const kept = this.records.findLast((r) => r.record === record);
+    this.persist.batch(() => {
+      if (kept) this.persist.put('request', seqId(record.seq), kept);
+      this.persist.put('meta', 'requests', { next: this.nextSeq, counts: Object.fromEntries(this.counts) });
+    });
   }
 
   list(filter: { method?: string; path?: string } = {}): RequestRecord[] {
@@ -87,12 +112,21 @@ export class RequestLog {
     return Object.fromEntries(this.counts);
   }
 
+  /** Records kept now. */
+  get size(): number {
+    return this.records.length;
+  }
+
   /** Requests received since the emulator started (clearing the record does not reset it). */
   get total(): number {
     return this.nextSeq - 1;
   }
 
   clear(): void {
+    this.persist.batch(() => {
+      this.persist.removePrefix('request', '');
+      this.persist.put('meta', 'requests', { next: this.nextSeq, counts: {} });
+    });
     this.records = [];
     this.storedBytes = 0;
     this.counts.clear();

@@ -12,6 +12,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { redactHeader } from '../secrets.js';
 import { EMULATOR_DEFAULT_KEY, EMULATOR_HOST, emulatorUrls } from './defaults.js';
+import { noPersistence } from './durable/persistence.js';
+import { openSqlitePersistence } from './durable/sqlite.js';
 import { type Api, defaultMessage, Exchange, errorBody, InvalidJsonBody } from './exchange.js';
 import { type Fault, FaultStore } from './faults.js';
 import {
@@ -24,7 +26,7 @@ import {
   refuseMisdirected,
   refuseNonJson,
 } from './guard.js';
-import { describeBody, RequestLog } from './recorder.js';
+import { describeBody, type RequestLog } from './recorder.js';
 import { Router } from './router.js';
 import { registerChatRoutes } from './routes/chat.js';
 import { registerControlRoutes } from './routes/control.js';
@@ -47,8 +49,14 @@ export interface EmulatorOptions {
    */
   controlKeys?: readonly string[];
   team?: string;
-  /** Seeds job ids and metrics: the same seed gives the same jobs. */
+  /** Seeds job ids and metrics: the same seed gives the same jobs. Without it job ids are random. */
   seed?: number;
+  /**
+   * The state directory: everything the emulator is given is written there and read back on the next
+   * start. Without it (the default of startEmulator, as tests and benchmarks use it) the state lives
+   * in memory only, which `aip emulator --ephemeral` asks for.
+   */
+  stateDir?: string;
   /** Time per training step of the emulated jobs. */
   stepMs?: number;
   /** Time between streamed chat tokens. */
@@ -148,16 +156,19 @@ function sendRefusal(res: ServerResponse, api: Api, requestId: string, refusal: 
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const apiKeys = options.apiKeys?.length ? options.apiKeys : [EMULATOR_DEFAULT_KEY];
+  // A state directory is opened first: refused (in use, damaged, not an emulator's) before anything listens.
+  const persistence = options.stateDir ? openSqlitePersistence(options.stateDir) : noPersistence;
   const state = new EmulatorState(apiKeys, {
     team: options.team,
     seed: options.seed,
     stepMs: options.stepMs,
     tokenMs: options.tokenMs,
     trainingChatStream: options.trainingChatStream,
+    persistence,
   });
   const controlKeys = new Set([...apiKeys, ...(options.controlKeys ?? [])]);
   const faults = new FaultStore();
-  const requests = new RequestLog();
+  const requests = state.requests;
   const router = new Router<RouteDef>();
   registerTrainingRoutes(router);
   registerModelRoutes(router);
@@ -265,7 +276,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       res.once('close', () => {
         rec.status = res.headersSent ? res.statusCode : null;
         rec.duration_ms = Math.round((performance.now() - started) * 100) / 100;
-        requests.count(rec.route);
+        requests.finish(rec);
         options.log?.(
           `${rec.status ?? '---'} ${method} ${path}${rec.fault ? ` [fault: ${rec.fault}]` : ''} ${rec.duration_ms} ms`,
         );
@@ -325,13 +336,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const host = options.host ?? EMULATOR_HOST;
   let own: OwnNames | undefined;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // Not serving (the port is taken): the state directory is let go for another emulator.
+    persistence.close();
+    throw error;
+  }
   const port = (server.address() as AddressInfo).port;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
@@ -344,7 +361,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     requestLog: requests,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        server.close(() => {
+          persistence.close();
+          resolve();
+        });
         server.closeAllConnections();
       }),
   };

@@ -1,7 +1,10 @@
-// The emulator's in-memory world: keys, the component switches of system-check, and one store per
-// kind of thing (models with their checkpoints, training jobs).
+// The emulator's world: keys, the component switches of system-check, and one store per kind of
+// thing (models with their checkpoints, training jobs, spans, the request record), each kept in memory
+// and written through to the state directory when there is one.
 
 import { EMULATOR_DEFAULT_TEAM } from './defaults.js';
+import { noPersistence, type Persistence } from './durable/persistence.js';
+import { RequestLog } from './recorder.js';
 import { JobStore } from './store/jobs.js';
 import { ModelStore } from './store/models.js';
 import { SpanStore } from './store/spans.js';
@@ -20,9 +23,11 @@ export class EmulatorState {
   readonly keys: ReadonlyMap<string, string>;
   /** component → error message, for components told to fail through /_emulator/system-check */
   failingComponents = new Map<string, string>();
-  readonly models = new ModelStore();
+  readonly models: ModelStore;
   readonly jobs: JobStore;
-  readonly spans = new SpanStore();
+  readonly spans: SpanStore;
+  /** The request record (kept beside the rest, so that it too survives a restart). */
+  readonly requests: RequestLog;
   /** Time between the tokens of a streamed chat reply. */
   tokenMs: number;
   /**
@@ -39,12 +44,37 @@ export class EmulatorState {
       stepMs?: number;
       tokenMs?: number;
       trainingChatStream?: boolean;
+      /** Where the state is written through to (durable/); in memory only when not given. */
+      persistence?: Persistence;
     } = {},
   ) {
     this.tokenMs = options.tokenMs ?? DEFAULT_TOKEN_MS;
     this.trainingChatStream = options.trainingChatStream ?? false;
     this.keys = new Map(apiKeys.map((key) => [key, options.team ?? EMULATOR_DEFAULT_TEAM]));
-    this.jobs = new JobStore(this.models, options.seed ?? 0, options.stepMs ?? DEFAULT_STEP_MS);
+    this.persistence = options.persistence ?? noPersistence;
+    this.models = new ModelStore(this.persistence);
+    this.jobs = new JobStore(this.models, options.seed, options.stepMs ?? DEFAULT_STEP_MS, this.persistence);
+    this.spans = new SpanStore(this.persistence);
+    this.requests = new RequestLog(undefined, this.persistence);
+  }
+
+  readonly persistence: Persistence;
+
+  /** How much the emulator holds, for `aip emulator status`. */
+  counts(): Record<string, number> {
+    let checkpoints = 0;
+    for (const list of this.models.checkpoints.values()) checkpoints += list.length;
+    let events = 0;
+    for (const job of this.jobs.jobs.values()) events += job.events.length;
+    return {
+      models: this.models.models.size,
+      checkpoints,
+      jobs: this.jobs.jobs.size,
+      events,
+      logs: this.models.logs.length,
+      spans: this.spans.stored(),
+      requests: this.requests.size,
+    };
   }
 
   teamForKey(key: string): string | undefined {

@@ -102,7 +102,7 @@ describe('aip emulator as a process', () => {
   it('runs in the foreground until SIGTERM, printing where it listens', async () => {
     const dir = tempConfigDir();
     const { child, match } = await startAip(
-      ['emulator', '--port', '0'],
+      ['emulator', '--port', '0', '--ephemeral'],
       { AIP_CONFIG_DIR: dir },
       /listening on (http:\/\/127\.0\.0\.1:\d+)/,
     );
@@ -116,7 +116,7 @@ describe('aip emulator as a process', () => {
 
   it('--detach starts it in the background; status and stop find it', async () => {
     const env = { AIP_CONFIG_DIR: tempConfigDir() };
-    const started = await runAip(['emulator', '--detach', '--port', '0', '--json'], { env });
+    const started = await runAip(['emulator', '--detach', '--port', '0', '--ephemeral', '--json'], { env });
     const state = JSON.parse(started.stdout || '{}') as { pid: number; origin: string; port: number };
     try {
       expect(started.code).toBe(0);
@@ -130,7 +130,7 @@ describe('aip emulator as a process', () => {
         detached: true,
       });
 
-      const again = await runAip(['emulator', '--detach', '--port', '0', '--json'], { env });
+      const again = await runAip(['emulator', '--detach', '--port', '0', '--ephemeral', '--json'], { env });
       expect(JSON.parse(again.stdout).pid).toBe(state.pid);
       expect(again.stderr).toContain('already running');
 
@@ -162,14 +162,14 @@ describe('aip emulator as a process', () => {
   });
 
   it('reports a port already in use', async () => {
-    const r = await runAip(['emulator', '--port', String(emu.port)], {
+    const r = await runAip(['emulator', '--ephemeral', '--port', String(emu.port)], {
       env: { AIP_CONFIG_DIR: tempConfigDir() },
     });
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `error: port ${emu.port} on 127.0.0.1 is already in use: is an emulator running (aip emulator status)? Or pick another with --port\n`,
     );
-    const detached = await runAip(['emulator', '--detach', '--port', String(emu.port)], {
+    const detached = await runAip(['emulator', '--detach', '--ephemeral', '--port', String(emu.port)], {
       env: { AIP_CONFIG_DIR: tempConfigDir() },
     });
     expect(detached.code).toBe(1);

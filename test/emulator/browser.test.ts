@@ -399,7 +399,7 @@ describe('aip emulator --detach, status and stop', () => {
     const dir = tempConfigDir();
     const userKey = 'users-own-key-0123456789';
     const env = { AIP_CONFIG_DIR: dir };
-    const started = await runAip(['emulator', '--detach', '--port', '0', '--api-key', userKey, '--json'], {
+    const started = await runAip(['emulator', '--detach', '--port', '0', '--ephemeral', '--api-key', userKey, '--json'], {
       env,
     });
     expect(started.code, started.stderr).toBe(0);

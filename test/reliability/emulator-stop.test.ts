@@ -28,7 +28,7 @@ describe('emulator stop on a read-only file system', () => {
   const title = 'stops the emulator, warns about the record it cannot remove, exit 0';
   it.skipIf(!mountable)(mountable ? title : `${title} (skipped: ${why})`, async () => {
     const env = { AIP_CONFIG_DIR: dir };
-    const started = await runAip(['emulator', '--port', '0', '--detach', '--json'], { env });
+    const started = await runAip(['emulator', '--port', '0', '--detach', '--ephemeral', '--json'], { env });
     expect(started.code).toBe(0);
     const { pid } = JSON.parse(started.stdout) as { pid: number };
     let bound = false;

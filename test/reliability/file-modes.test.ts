@@ -340,7 +340,7 @@ describe('the directory aip owns is 0700 once aip has written into it; no other 
     // The emulator's record and log are written there too.
     const config = dir('config');
     const env = { AIP_CONFIG_DIR: config };
-    const started = await runAip(['emulator', '--detach', '--port', '0', '--json'], { env });
+    const started = await runAip(['emulator', '--detach', '--port', '0', '--ephemeral', '--json'], { env });
     try {
       expect(started.code, started.stderr).toBe(0);
       expect(mode(config)).toBe(0o700);

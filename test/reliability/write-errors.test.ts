@@ -500,7 +500,7 @@ const CASES: Case[] = [
     prepare: (d) => writeFileSync(join(d, 'emulator.log'), ''),
     run: async (d, p) => {
       const port = await closedPort();
-      const r = await spawnAip(['emulator', '--detach', '--port', String(port)], {
+      const r = await spawnAip(['emulator', '--detach', '--ephemeral', '--port', String(port)], {
         env: { AIP_CONFIG_DIR: d },
         user: p.user,
       });

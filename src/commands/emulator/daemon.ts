@@ -56,6 +56,9 @@ export interface EmulatorHealth {
   pid: number;
   uptime_s: number;
   requests: number;
+  /** Where it keeps its state; null in memory only (absent from emulators of older aip). */
+  state_dir?: string | null;
+  counts?: Record<string, number>;
 }
 
 /** What answers at an origin: the emulator (with its health), something that refuses the key, nothing. */

@@ -28,6 +28,9 @@ export interface EmulatorStartOptions {
   tokenMs?: number;
   seed?: number;
   trainingChatStream?: boolean;
+  stateDir?: string;
+  ephemeral?: boolean;
+  demo?: boolean;
 }
 
 export function registerEmulator(program: Command, ctx: Context): void {
@@ -42,7 +45,17 @@ export function registerEmulator(program: Command, ctx: Context): void {
     )
     .option('--step-ms <ms>', 'time per step of an emulated training job (default 300)', parseWhole)
     .option('--token-ms <ms>', 'time between the tokens of a streamed chat reply (default 20)', parseWhole)
-    .option('--seed <n>', 'seed of job ids and metrics: the same seed, the same jobs (default 0)', parseWhole)
+    .option(
+      '--seed <n>',
+      'seed of job ids, event ids and metrics: the same seed, the same jobs (default: random ids)',
+      parseWhole,
+    )
+    .option(
+      '--state-dir <dir>',
+      "where the state is kept across restarts (default: aip's data directory, e.g. ~/.local/share/aip/emulator)",
+    )
+    .option('--ephemeral', 'keep the state in memory only: gone when the emulator stops')
+    .option('--demo', 'on first start, a model with a finished job, checkpoints and spans to look around')
     .option(
       '--training-chat-stream',
       'answer stream: true on the Training API with server-sent events (the published contract says JSON only)',
@@ -57,6 +70,8 @@ export function registerEmulator(program: Command, ctx: Context): void {
     'aip emulator --detach && aip --profile local health',
     'aip emulator --port 0 --detach --json',
     'aip emulator --step-ms 20          # jobs that finish in a blink',
+    'aip emulator --ephemeral --port 0  # a throwaway one, for a test',
+    'aip emulator --demo --detach       # something to look at before creating anything',
   ]);
 
   const stop = emulator
@@ -76,4 +91,19 @@ export function registerEmulator(program: Command, ctx: Context): void {
       await runStatus(ctx);
     });
   examples(status, ['aip emulator status', 'aip emulator status --json']);
+
+  const reset = emulator
+    .command('reset')
+    .description(
+      "empty the emulator's state: models, checkpoints, jobs, logs, spans and the request record (asks first)",
+    )
+    .option(
+      '--state-dir <dir>',
+      "the state directory, when no emulator runs on it (default: aip's data directory)",
+    )
+    .action(async (opts: { stateDir?: string }) => {
+      const { runReset } = await import('./reset.js');
+      await runReset(ctx, opts);
+    });
+  examples(reset, ['aip emulator reset', 'aip emulator reset --yes   # in a script']);
 }

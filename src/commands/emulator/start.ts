@@ -4,11 +4,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { EMULATOR_DEFAULT_KEY, EMULATOR_DEFAULT_PORT } from '../../emulator/defaults.js';
+import { seedDemo } from '../../emulator/demo.js';
+import { defaultStateDir } from '../../emulator/durable/state-dir.js';
 import { type RunningEmulator, startEmulator } from '../../emulator/server.js';
-import { CliError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { fsErrorCode, writeError } from '../../fs/write-error.js';
 import { printFields } from '../../output/table.js';
@@ -39,12 +41,23 @@ function apiKeys(ctx: Context, opts: EmulatorStartOptions): string[] {
   return fromEnv?.length ? fromEnv : [EMULATOR_DEFAULT_KEY];
 }
 
+/** The state directory: --state-dir, else aip's data directory; none with --ephemeral. */
+export function stateDirOf(
+  ctx: Context,
+  opts: Pick<EmulatorStartOptions, 'stateDir' | 'ephemeral'>,
+): string | undefined {
+  if (opts.ephemeral && opts.stateDir !== undefined)
+    throw new UsageError('give --ephemeral (state in memory only) or --state-dir, not both');
+  if (opts.ephemeral) return undefined;
+  return opts.stateDir !== undefined ? resolve(opts.stateDir) : defaultStateDir(ctx.env);
+}
+
 async function listen(ctx: Context, opts: EmulatorStartOptions, keys: string[]): Promise<RunningEmulator> {
   const { io } = ctx;
   const { port } = opts;
   const controlKey = ctx.env[CONTROL_KEY_ENV];
   try {
-    return await startEmulator({
+    const emu = await startEmulator({
       port,
       apiKeys: keys,
       controlKeys: controlKey ? [controlKey] : [],
@@ -52,8 +65,12 @@ async function listen(ctx: Context, opts: EmulatorStartOptions, keys: string[]):
       tokenMs: opts.tokenMs,
       seed: opts.seed,
       trainingChatStream: opts.trainingChatStream,
+      stateDir: stateDirOf(ctx, opts),
       log: io.quiet ? undefined : (line) => io.err(line),
     });
+    if (opts.demo && seedDemo(emu.state))
+      io.info('Seeded the demo: model local/demo/demo-agent, a finished job, spans');
+    return emu;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new CliError(
@@ -72,6 +89,13 @@ function printBanner(ctx: Context, emu: RunningEmulator, keys: string[]): void {
   io.info(`  inference API  ${emu.urls.inference}`);
   io.info(`  trace ingest   ${emu.urls.trace}`);
   io.info(`  API key${keys.length > 1 ? 's ' : '  '}       ${keys.join(', ')}`);
+  const dir = emu.state.persistence.dir;
+  const counts = emu.state.counts();
+  io.info(
+    dir
+      ? `  state          ${dir} (${counts.models} models, ${counts.jobs} jobs, ${counts.spans} spans)`
+      : '  state          in memory only (--ephemeral): gone when it stops',
+  );
   if (emu.port === EMULATOR_DEFAULT_PORT)
     io.info('Use it with: aip --profile local health   (Ctrl-C stops the emulator)');
   else {
@@ -132,6 +156,10 @@ async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<vo
   if (opts.seed !== undefined) args.push('--seed', String(opts.seed));
   if (opts.tokenMs !== undefined) args.push('--token-ms', String(opts.tokenMs));
   if (opts.trainingChatStream) args.push('--training-chat-stream');
+  // The child's state directory, resolved here: the child may not share this one's idea of it.
+  const stateDir = stateDirOf(ctx, opts);
+  args.push(...(stateDir ? ['--state-dir', stateDir] : ['--ephemeral']));
+  if (opts.demo) args.push('--demo');
   const controlKey = `aip-emulator-control-${randomBytes(24).toString('base64url')}`;
   const child = spawn(process.execPath, args, {
     detached: true,

@@ -36,6 +36,8 @@ export async function runStatus(ctx: Context): Promise<void> {
     uptime_s: health.uptime_s,
     requests: health.requests,
     log_file: state?.pid === health.pid ? state.log_file : null,
+    state_dir: health.state_dir ?? null,
+    counts: health.counts ?? null,
   };
   if (ctx.json) return io.json(status);
   if (io.quiet) return io.out(origin);
@@ -44,6 +46,17 @@ export async function runStatus(ctx: Context): Promise<void> {
     ['pid', `${status.pid}${status.detached ? ' (detached)' : ' (foreground)'}`],
     ['uptime', `${status.uptime_s}s`],
     ['requests', status.requests],
+    ['state', status.state_dir ?? 'in memory only (--ephemeral)'],
+    ...(status.counts
+      ? [
+          [
+            'holds',
+            Object.entries(status.counts)
+              .map(([kind, n]) => `${n} ${kind}`)
+              .join(', '),
+          ] as [string, string],
+        ]
+      : []),
     ...(status.log_file ? [['log', status.log_file] as [string, string]] : []),
   ]);
 }

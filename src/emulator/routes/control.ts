@@ -18,6 +18,9 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
         pid: process.pid,
         uptime_s: Math.round((Date.now() - x.state.startedAt) / 1000),
         requests: log.total,
+        // Where the state is kept (null: in memory only), and how much of it there is.
+        state_dir: x.state.persistence.dir ?? null,
+        counts: x.state.counts(),
       }),
   });
 

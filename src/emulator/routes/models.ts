@@ -119,7 +119,7 @@ export function registerModelRoutes(router: EmulatorRouter): void {
       if (!body) return;
       const model = modelOf(x);
       if (!model) return;
-      x.state.models.logs.push({
+      x.state.models.addLog({
         model_id: model.id,
         split: body.split,
         trajectory_groups: body.trajectory_groups,

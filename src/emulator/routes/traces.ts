@@ -40,6 +40,33 @@ function inflate(body: Buffer, encoding: string): Buffer {
   }
 }
 
+/**
+ * Each resource's spans routed to its project (its wandb.entity/wandb.project attributes, else the
+ * project_id header); those that route nowhere are counted as rejected.
+ */
+export function routeParts(
+  extents: ReturnType<typeof scanRequest>,
+  projectHeader: string | undefined,
+): { parts: StoredPart[]; rejected: number } {
+  const headerProject = parseProject(projectHeader);
+  const parts: StoredPart[] = [];
+  let rejected = 0;
+  for (const extent of extents) {
+    const project = resourceProject(extent.resource) ?? headerProject;
+    if (!project) rejected += extent.spans;
+    else if (extent.spans > 0) {
+      parts.push({
+        start: extent.start,
+        end: extent.end,
+        project: `${project.entity}/${project.project}`,
+        spans: extent.spans,
+        keys: extent.keys,
+      });
+    }
+  }
+  return { parts, rejected };
+}
+
 function ingest(x: Exchange): void {
   const key = keyOf(x);
   x.team = key === undefined ? undefined : x.state.teamForKey(key);
@@ -79,26 +106,11 @@ function ingest(x: Exchange): void {
     x.error(400, `The body is not an OTLP ExportTraceServiceRequest: ${(error as Error).message}`);
     return;
   }
-  const headerProject = parseProject(header(x, 'project_id'));
-  const parts: StoredPart[] = [];
-  let rejected = 0;
-  for (const extent of extents) {
-    const project = resourceProject(extent.resource) ?? headerProject;
-    if (!project) rejected += extent.spans;
-    else if (extent.spans > 0) {
-      parts.push({
-        start: extent.start,
-        end: extent.end,
-        project: `${project.entity}/${project.project}`,
-        spans: extent.spans,
-        keys: extent.keys,
-      });
-    }
-  }
+  const { parts, rejected } = routeParts(extents, header(x, 'project_id'));
   const accepted = parts.reduce((n, p) => n + p.spans, 0);
   const store = x.state.spans;
   store.add(x.requestId, bytes, parts);
-  store.rejected += rejected;
+  store.reject(rejected);
   x.send(200, {
     accepted_spans: accepted,
     rejected_spans: rejected,

@@ -8,6 +8,8 @@
 //   t + (n+2)·s    training_ended {}
 // A job planned to fail at step k emits training_failed {error_message} in place of gradient step k.
 
+import { randomUUID } from 'node:crypto';
+import { noPersistence, type Persistence, seqId } from '../durable/persistence.js';
 import { gradientStep } from '../metrics.js';
 import { seededRandom, seedFrom } from '../random.js';
 import type { ModelStore } from './models.js';
@@ -52,7 +54,7 @@ export interface EmulatedJob {
 export const DEFAULT_SFT_STEPS = 6;
 export const MAX_STEPS = 10_000;
 
-/** A version-4-shaped UUID from a seeded generator, so that ids repeat from run to run. */
+/** A version-4-shaped UUID from a seeded generator: the same seed, the same ids (events; --seed). */
 function uuidFrom(random: () => number): string {
   const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16));
   hex[12] = '4';
@@ -61,18 +63,48 @@ function uuidFrom(random: () => number): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+/** A job as the state directory keeps it: its events are documents of their own. */
+type StoredJob = Omit<EmulatedJob, 'events'>;
+
 export class JobStore {
   readonly jobs = new Map<string, EmulatedJob>();
   /** Plans for the next jobs, used up in order. */
   plans: Array<JobPlan & { remaining: number }> = [];
-  private random: () => number;
+  /** Jobs not yet ended: the only ones `advance` has to look at. */
+  private readonly active = new Set<EmulatedJob>();
+  /** Jobs ever created here: with --seed, the n-th job's id is the seed's n-th. */
+  private created = 0;
 
   constructor(
     private readonly models: ModelStore,
-    private readonly seed: number,
+    /** --seed: job ids, event ids and metrics the same on every run; without it, job ids are random. */
+    private readonly seed: number | undefined,
     public stepMs: number,
+    private readonly persist: Persistence = noPersistence,
   ) {
-    this.random = seededRandom(seed);
+    const events = new Map<string, EmulatedEvent[]>();
+    for (const { id, value } of persist.list<EmulatedEvent>('event')) {
+      const jobId = id.slice(0, id.lastIndexOf('/'));
+      events.set(jobId, [...(events.get(jobId) ?? []), value]);
+    }
+    for (const { value } of persist.list<StoredJob>('job')) {
+      const job: EmulatedJob = { ...value, events: events.get(value.id) ?? [] };
+      this.jobs.set(job.id, job);
+      if (job.status === 'queued' || job.status === 'running') this.active.add(job);
+    }
+    this.created =
+      persist.list<{ created: number }>('meta').find((doc) => doc.id === 'jobs')?.value.created ?? 0;
+  }
+
+  private newId(): string {
+    const n = ++this.created;
+    this.persist.put('meta', 'jobs', { created: n });
+    return this.seed === undefined ? randomUUID() : uuidFrom(seededRandom(seedFrom(`${this.seed}:job:${n}`)));
+  }
+
+  private save(job: EmulatedJob): void {
+    const { events: _events, ...stored } = job;
+    this.persist.put('job', job.id, stored);
   }
 
   create(
@@ -85,41 +117,56 @@ export class JobStore {
       MAX_STEPS,
       plan?.steps ?? (fields.kind === 'rl' ? Math.max(1, fields.groups) : DEFAULT_SFT_STEPS),
     );
-    const job: EmulatedJob = {
-      id: uuidFrom(this.random),
-      ...fields,
-      createdAt: now,
-      stepMs: this.stepMs,
-      steps,
-      failAtStep: plan?.fail_at_step,
-      errorMessage: plan?.error_message ?? 'Training failed: the worker ran out of GPU memory',
-      events: [],
-      slots: 0,
-      status: 'queued',
-    };
-    this.jobs.set(job.id, job);
-    return job;
+    return this.persist.batch(() => {
+      const job: EmulatedJob = {
+        id: this.newId(),
+        ...fields,
+        createdAt: now,
+        stepMs: this.stepMs,
+        steps,
+        failAtStep: plan?.fail_at_step,
+        errorMessage: plan?.error_message ?? 'Training failed: the worker ran out of GPU memory',
+        events: [],
+        slots: 0,
+        status: 'queued',
+      };
+      this.save(job);
+      this.jobs.set(job.id, job);
+      this.active.add(job);
+      return job;
+    });
   }
 
-  /** Emits every event due by `now`, for every job. */
+  /**
+   * Emits every event due by `now`, for every job not yet ended. After a restart the events of the
+   * time the emulator was down come at once, each as it was scheduled: a job keeps to the wall clock.
+   */
   advance(now: number): void {
-    for (const job of this.jobs.values()) {
-      while (job.status === 'queued' || job.status === 'running') {
-        const due = job.createdAt + (job.slots + 1) * job.stepMs;
-        if (due > now) break;
-        this.emit(job, due);
-      }
+    for (const job of this.active) {
+      const before = job.slots;
+      this.persist.batch(() => {
+        while (job.status === 'queued' || job.status === 'running') {
+          const due = job.createdAt + (job.slots + 1) * job.stepMs;
+          if (due > now) break;
+          this.emit(job, due);
+        }
+        if (job.slots !== before) this.save(job);
+      });
+      if (job.status !== 'queued' && job.status !== 'running') this.active.delete(job);
     }
   }
 
   private emit(job: EmulatedJob, at: number): void {
     const slot = job.slots++;
     const event = (type: EventType, data: Record<string, unknown>) => {
-      job.events.push({
-        id: uuidFrom(seededRandom(seedFrom(`${this.seed}:${job.id}:${job.events.length}`))),
+      const index = job.events.length;
+      const made: EmulatedEvent = {
+        id: uuidFrom(seededRandom(seedFrom(`${this.seed ?? 0}:${job.id}:${index}`))),
         type,
         data,
-      });
+      };
+      this.persist.put('event', `${job.id}/${seqId(index)}`, made);
+      job.events.push(made);
     };
     if (slot === 0) {
       job.status = 'running';
@@ -143,7 +190,7 @@ export class JobStore {
         learningRate: job.learningRate,
         groups: job.groups,
         trajectories: job.trajectories,
-        seed: `${this.seed}:${job.id}`,
+        seed: `${this.seed ?? 0}:${job.id}`,
       });
       event('gradient_step', data);
       const last = this.models.checkpointsOf(job.model_id).at(-1)?.step ?? 0;
@@ -169,8 +216,14 @@ export class JobStore {
   }
 
   clear(): void {
+    this.persist.batch(() => {
+      this.persist.removePrefix('job', '');
+      this.persist.removePrefix('event', '');
+      this.persist.remove('meta', 'jobs');
+    });
     this.jobs.clear();
+    this.active.clear();
     this.plans = [];
-    this.random = seededRandom(this.seed);
+    this.created = 0;
   }
 }

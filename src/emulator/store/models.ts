@@ -1,6 +1,8 @@
-// The emulator's trainable models, their checkpoints and the trajectories logged to them.
+// The emulator's trainable models, their checkpoints and the trajectories logged to them. Kept in
+// memory, and every change written through to the state directory (durable/) before it is answered.
 
 import { randomBytes, randomUUID } from 'node:crypto';
+import { noPersistence, type Persistence, seqId } from '../durable/persistence.js';
 import { metricsAt } from '../metrics.js';
 
 export interface EmulatedModel {
@@ -32,11 +34,29 @@ export const TRAINABLE_BASE_MODELS = [
   'Qwen/Qwen3-30B-A3B-Instruct-2507',
 ] as const;
 
+/** Document ids: a model's checkpoints and logs sort under it, checkpoints by step. */
+const checkpointId = (modelId: string, step: number) => `${modelId}/${seqId(step)}`;
+
 export class ModelStore {
   readonly models = new Map<string, EmulatedModel>();
   /** By model id, kept sorted by step. */
   readonly checkpoints = new Map<string, EmulatedCheckpoint[]>();
   logs: LoggedTrajectories[] = [];
+  private logCount = 0;
+
+  constructor(private readonly persist: Persistence = noPersistence) {
+    for (const { value } of persist.list<EmulatedModel>('model')) this.models.set(value.id, value);
+    for (const { id, value } of persist.list<EmulatedCheckpoint>('checkpoint')) {
+      const modelId = id.slice(0, id.lastIndexOf('/'));
+      const list = this.checkpoints.get(modelId) ?? [];
+      list.push(value);
+      this.checkpoints.set(modelId, list);
+    }
+    const logs = persist.list<LoggedTrajectories & { n: number }>('log').map((doc) => doc.value);
+    logs.sort((a, b) => a.n - b.n);
+    this.logs = logs.map(({ n: _n, ...log }) => log);
+    this.logCount = logs.at(-1)?.n ?? 0;
+  }
 
   findByName(entity: string, project: string, name: string): EmulatedModel | undefined {
     for (const model of this.models.values()) {
@@ -53,14 +73,31 @@ export class ModelStore {
       run_id: randomBytes(4).toString('hex'),
       created_at: new Date().toISOString(),
     };
+    const step0: EmulatedCheckpoint = { id: randomUUID(), step: 0, metrics: {} };
+    this.persist.batch(() => {
+      this.persist.put('model', model.id, model);
+      this.persist.put('checkpoint', checkpointId(model.id, 0), step0);
+    });
     this.models.set(model.id, model);
-    this.checkpoints.set(model.id, [{ id: randomUUID(), step: 0, metrics: {} }]);
+    this.checkpoints.set(model.id, [step0]);
     return model;
+  }
+
+  /** Trajectories logged to a model (POST …/log), kept in the order they came. */
+  addLog(log: LoggedTrajectories): void {
+    const n = ++this.logCount;
+    this.persist.put('log', `${log.model_id}/${seqId(n)}`, { ...log, n });
+    this.logs.push(log);
   }
 
   /** Removes the model and everything of it; the number of checkpoints it had. */
   delete(id: string): number {
     const count = this.checkpoints.get(id)?.length ?? 0;
+    this.persist.batch(() => {
+      this.persist.remove('model', id);
+      this.persist.removePrefix('checkpoint', `${id}/`);
+      this.persist.removePrefix('log', `${id}/`);
+    });
     this.models.delete(id);
     this.checkpoints.delete(id);
     this.logs = this.logs.filter((log) => log.model_id !== id);
@@ -75,8 +112,16 @@ export class ModelStore {
   addCheckpoints(id: string, steps: readonly number[], metrics?: Record<string, number>): void {
     const replaced = new Set(steps);
     const kept = (this.checkpoints.get(id) ?? []).filter((c) => !replaced.has(c.step));
-    for (const step of replaced)
-      kept.push({ id: randomUUID(), step, metrics: metrics ?? metricsAt(step, id) });
+    const added = [...replaced].map((step) => ({
+      id: randomUUID(),
+      step,
+      metrics: metrics ?? metricsAt(step, id),
+    }));
+    this.persist.batch(() => {
+      for (const checkpoint of added)
+        this.persist.put('checkpoint', checkpointId(id, checkpoint.step), checkpoint);
+    });
+    kept.push(...added);
     kept.sort((a, b) => a.step - b.step);
     this.checkpoints.set(id, kept);
   }
@@ -86,6 +131,10 @@ export class ModelStore {
     const list = this.checkpoints.get(id) ?? [];
     const wanted = new Set(steps);
     const present = new Set(list.map((c) => c.step));
+    this.persist.batch(() => {
+      for (const step of wanted)
+        if (present.has(step)) this.persist.remove('checkpoint', checkpointId(id, step));
+    });
     this.checkpoints.set(
       id,
       list.filter((c) => !wanted.has(c.step)),
@@ -95,8 +144,12 @@ export class ModelStore {
   }
 
   clear(): void {
+    this.persist.batch(() => {
+      for (const kind of ['model', 'checkpoint', 'log'] as const) this.persist.removePrefix(kind, '');
+    });
     this.models.clear();
     this.checkpoints.clear();
     this.logs = [];
+    this.logCount = 0;
   }
 }

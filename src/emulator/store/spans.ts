@@ -1,12 +1,17 @@
 // The spans the emulated trace ingest accepted. Each request's protobuf is kept as received (a few
 // hundred bytes a span) and decoded only when someone looks, so that ingesting stays cheap and a
-// benchmark's millions of spans fit. Bounded: the oldest requests go first past the limit.
+// benchmark's millions of spans fit. Bounded: the oldest requests go first past the limit. Written
+// through to the state directory, request by request, with the counts.
 
 import { ResourceSpansCodec } from '../../traces/otlp.js';
 import { resourceToJson, scopeToJson, spanToJson } from '../../traces/otlp-json.js';
+import { noPersistence, type Persistence, seqId } from '../durable/persistence.js';
 
-/** Stored bytes past which the oldest requests are let go. */
-const MAX_STORED_BYTES = 512 * 1024 * 1024;
+/**
+ * Stored bytes of OTLP requests past which the oldest requests are let go (their spans counted as
+ * dropped): about a million spans, in memory and in the state directory alike.
+ */
+export const MAX_STORED_SPAN_BYTES = 512 * 1024 * 1024;
 
 export interface StoredPart {
   /** Where one accepted ResourceSpans lies in its request's bytes. */
@@ -21,11 +26,24 @@ export interface StoredPart {
 }
 
 interface StoredRequest {
+  /** Its place in the state directory. */
+  n: number;
   requestId: string;
   receivedAt: string;
   bytes: Uint8Array;
   parts: StoredPart[];
 }
+
+/** A part as the state directory keeps it (a Set does not survive JSON). */
+type SavedPart = Omit<StoredPart, 'repeated'> & { repeated?: number[] };
+type SavedRequest = { requestId: string; receivedAt: string; parts: SavedPart[] };
+type Counts = {
+  accepted: number;
+  rejected: number;
+  dropped: number;
+  duplicates: number;
+  byProject: Record<string, number>;
+};
 
 export interface SpanRecord {
   project: string;
@@ -57,10 +75,66 @@ export class SpanStore {
   duplicates = 0;
   private readonly seen = new Set<string>();
   readonly byProject = new Map<string, number>();
+  private count = 0;
+
+  constructor(private readonly persist: Persistence = noPersistence) {
+    for (const { id, value, bytes } of persist.list<SavedRequest>('span-request')) {
+      const parts = value.parts.map((p) => ({
+        ...p,
+        repeated: p.repeated ? new Set(p.repeated) : undefined,
+      }));
+      this.requests.push({
+        n: Number(id),
+        requestId: value.requestId,
+        receivedAt: value.receivedAt,
+        bytes: bytes ?? new Uint8Array(),
+        parts,
+      });
+      this.storedBytes += bytes?.length ?? 0;
+      for (const part of parts)
+        part.keys.forEach((key, i) => {
+          if (!part.repeated?.has(i)) this.seen.add(`${part.project} ${key}`);
+        });
+    }
+    this.count = this.requests.at(-1)?.n ?? 0;
+    const counts = persist.list<Counts>('meta').find((doc) => doc.id === 'spans')?.value;
+    if (counts) {
+      ({
+        accepted: this.accepted,
+        rejected: this.rejected,
+        dropped: this.dropped,
+        duplicates: this.duplicates,
+      } = counts);
+      for (const [project, n] of Object.entries(counts.byProject)) this.byProject.set(project, n);
+    }
+  }
+
+  /** Spans that routed nowhere (counted, not stored). */
+  reject(spans: number): void {
+    if (spans === 0) return;
+    this.rejected += spans;
+    this.saveCounts();
+  }
+
+  private saveCounts(): void {
+    const { accepted, rejected, dropped, duplicates } = this;
+    this.persist.put('meta', 'spans', {
+      accepted,
+      rejected,
+      dropped,
+      duplicates,
+      byProject: Object.fromEntries(this.byProject),
+    });
+  }
 
   add(requestId: string, bytes: Uint8Array, parts: StoredPart[]): void {
     if (parts.length === 0) return;
-    this.requests.push({ requestId, receivedAt: new Date().toISOString(), bytes, parts });
+    this.persist.batch(() => this.store(requestId, bytes, parts));
+  }
+
+  private store(requestId: string, bytes: Uint8Array, parts: StoredPart[]): void {
+    const request = { n: ++this.count, requestId, receivedAt: new Date().toISOString(), bytes, parts };
+    this.requests.push(request);
     this.storedBytes += bytes.length;
     for (const part of parts) {
       let fresh = 0;
@@ -78,11 +152,19 @@ export class SpanStore {
       this.accepted += fresh;
       this.byProject.set(part.project, (this.byProject.get(part.project) ?? 0) + fresh);
     }
-    while (this.storedBytes > MAX_STORED_BYTES && this.requests.length > 1) {
+    const saved: SavedRequest = {
+      requestId,
+      receivedAt: request.receivedAt,
+      parts: parts.map((p) => ({ ...p, repeated: p.repeated ? [...p.repeated] : undefined })),
+    };
+    this.persist.put('span-request', seqId(request.n), saved, bytes);
+    while (this.storedBytes > MAX_STORED_SPAN_BYTES && this.requests.length > 1) {
       const old = this.requests.shift()!;
       this.storedBytes -= old.bytes.length;
       for (const part of old.parts) this.dropped += part.spans;
+      this.persist.remove('span-request', seqId(old.n));
     }
+    this.saveCounts();
   }
 
   /** Decodes the stored spans that match, oldest first. */
@@ -122,6 +204,14 @@ export class SpanStore {
     return { total, data };
   }
 
+  /** Spans kept now (accepted, not sent again, not yet let go past the limit). */
+  stored(): number {
+    let n = 0;
+    for (const request of this.requests)
+      for (const part of request.parts) n += part.spans - (part.repeated?.size ?? 0);
+    return n;
+  }
+
   summary(): Record<string, unknown> {
     return {
       accepted: this.accepted,
@@ -135,6 +225,11 @@ export class SpanStore {
   }
 
   clear(): void {
+    this.persist.batch(() => {
+      this.persist.removePrefix('span-request', '');
+      this.persist.remove('meta', 'spans');
+    });
+    this.count = 0;
     this.requests = [];
     this.storedBytes = 0;
     this.accepted = 0;
