@@ -3,10 +3,16 @@
 // may be named instead: `name:step5`, `team/project/name:latest`, or just `name` (the latest step).
 // Anything else is an Inference API model id.
 
-import { modelRegistryFile } from '../commands/models/resolve.js';
+import {
+  type ModelRef,
+  modelIsGone,
+  modelRegistryFile,
+  staleModelError,
+} from '../commands/models/resolve.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { fullName, readModelRegistry } from '../registry/models.js';
+import { isNotFound } from '../registry/stale.js';
 import type { ChatApi } from './types.js';
 
 export interface ChatModel {
@@ -14,9 +20,22 @@ export interface ChatModel {
   api: ChatApi;
 }
 
+/** The model named from the local record, when it was (for telling a 404 of a stale name). */
+export type RememberedModel = Pick<ModelRef, 'id' | 'entry' | 'byName' | 'ref'>;
+
 const STEP = /^(.+?)(?::(latest|step\d+))?$/;
 
 export function resolveChatModel(ctx: Context, ref: string, apiFlag: ChatApi | undefined): ChatModel {
+  const { remembered: _, ...model } = resolveChatTarget(ctx, ref, apiFlag);
+  return model;
+}
+
+/** resolveChatModel, and the remembered model the name resolved to, if it did. */
+export function resolveChatTarget(
+  ctx: Context,
+  ref: string,
+  apiFlag: ChatApi | undefined,
+): ChatModel & { remembered?: RememberedModel } {
   if (ref.startsWith('wandb-artifact:')) {
     if (!ref.startsWith('wandb-artifact:///'))
       throw new UsageError(
@@ -41,8 +60,31 @@ export function resolveChatModel(ctx: Context, ref: string, apiFlag: ChatApi | u
     });
   }
   if (matches.length === 1) {
+    const entry = matches[0]!;
     const suffix = alias === undefined || alias === 'latest' ? '' : `:${alias}`;
-    return { model: `wandb-artifact:///${fullName(matches[0]!)}${suffix}`, api: apiFlag ?? 'training' };
+    return {
+      model: `wandb-artifact:///${fullName(entry)}${suffix}`,
+      api: apiFlag ?? 'training',
+      remembered: { id: entry.id, entry, byName: true, ref: name ?? ref },
+    };
   }
   return { model: ref, api: apiFlag ?? 'inference' };
+}
+
+/**
+ * A chat's 404 for a remembered model: a step it does not have, no checkpoint yet, or a model the
+ * server no longer knows. Only the last is a stale name, so it is asked (a cheap GET of the model's
+ * checkpoints); otherwise, or when that cannot be told, the server's answer stands.
+ */
+export async function staleChatModel(
+  ctx: Context,
+  remembered: RememberedModel,
+  error: unknown,
+): Promise<unknown> {
+  if (!isNotFound(error)) return error;
+  try {
+    return (await modelIsGone(ctx, remembered.id)) ? staleModelError(ctx, remembered, error) : error;
+  } catch {
+    return error;
+  }
 }

@@ -35,15 +35,51 @@ export function rememberJob(file: string, job: RegisteredJob): Promise<boolean> 
   });
 }
 
+/**
+ * Forgets the jobs of these ids remembered against `baseUrl` (never asks the server), in one locked
+ * write; returns the entries it removed (none: the file is not rewritten).
+ */
+export async function forgetJobs(
+  file: string,
+  ids: readonly string[],
+  baseUrl: string,
+): Promise<RegisteredJob[]> {
+  const gone = new Set(ids.map((id) => id.toLowerCase()));
+  let removed: RegisteredJob[] = [];
+  await updateJsonFile(file, readJobRegistry, (data) => {
+    const forgets = (j: RegisteredJob) => j.base_url === baseUrl && gone.has(j.id.toLowerCase());
+    removed = data.jobs.filter(forgets);
+    data.jobs = data.jobs.filter((j) => !forgets(j));
+    return removed.length > 0;
+  });
+  return removed;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MIN_PREFIX = 4;
 
+export interface ResolvedJob {
+  id: string;
+  /** The registry entry, when this machine created the job. */
+  entry: RegisteredJob | undefined;
+  /** Given by the start of a remembered id (not a whole UUID): the local record's, which may be stale. */
+  byPrefix: boolean;
+}
+
 /** A job id (taken as is), or a prefix of at least 4 characters of one job created from here. */
 export function resolveJob(registry: JobRegistry, ref: string, baseUrl: string): string {
-  if (UUID.test(ref)) return ref.toLowerCase();
+  return resolveJobEntry(registry, ref, baseUrl).id;
+}
+
+/** resolveJob, with the registry entry of the job when there is one. */
+export function resolveJobEntry(registry: JobRegistry, ref: string, baseUrl: string): ResolvedJob {
   const known = registry.jobs.filter((j) => j.base_url === baseUrl);
+  if (UUID.test(ref)) {
+    const id = ref.toLowerCase();
+    return { id, entry: known.find((j) => j.id.toLowerCase() === id), byPrefix: false };
+  }
   const matches = ref.length >= MIN_PREFIX ? known.filter((j) => j.id.startsWith(ref.toLowerCase())) : [];
-  if (matches.length === 1) return matches[0]!.id;
+  if (matches.length === 1) return { id: matches[0]!.id, entry: matches[0], byPrefix: true };
   const listing = (jobs: RegisteredJob[]) =>
     jobs.slice(-10).map((j) => `${j.id}  ${j.kind}  ${j.model}  ${j.created_at}`);
   if (matches.length > 1) {

@@ -41,12 +41,28 @@ export function rememberModel(file: string, model: RegisteredModel): Promise<boo
   });
 }
 
-export function forgetModel(file: string, id: string, baseUrl: string): Promise<boolean> {
-  return updateJsonFile(file, readModelRegistry, (data) => {
-    const before = data.models.length;
-    data.models = data.models.filter((m) => !(m.id === id && m.base_url === baseUrl));
-    return data.models.length < before;
+export async function forgetModel(file: string, id: string, baseUrl: string): Promise<boolean> {
+  return (await forgetModels(file, [id], baseUrl)).length > 0;
+}
+
+/**
+ * Forgets the models of these ids remembered against `baseUrl` (never asks the server), in one locked
+ * write; returns the entries it removed (none: the file is not rewritten).
+ */
+export async function forgetModels(
+  file: string,
+  ids: readonly string[],
+  baseUrl: string,
+): Promise<RegisteredModel[]> {
+  const gone = new Set(ids.map((id) => id.toLowerCase()));
+  let removed: RegisteredModel[] = [];
+  await updateJsonFile(file, readModelRegistry, (data) => {
+    const forgets = (m: RegisteredModel) => m.base_url === baseUrl && gone.has(m.id.toLowerCase());
+    removed = data.models.filter(forgets);
+    data.models = data.models.filter((m) => !forgets(m));
+    return removed.length > 0;
   });
+  return removed;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -59,6 +75,8 @@ export interface ResolvedModel {
   id: string;
   /** The registry entry, when this machine created the model. */
   entry: RegisteredModel | undefined;
+  /** Given by a remembered name (not a UUID): the id is the local record's, which may be stale. */
+  byName: boolean;
 }
 
 /**
@@ -69,14 +87,14 @@ export function resolveModel(registry: ModelRegistry, ref: string, baseUrl: stri
   const known = registry.models.filter((m) => m.base_url === baseUrl);
   if (UUID.test(ref)) {
     const id = ref.toLowerCase();
-    return { id, entry: known.find((m) => m.id.toLowerCase() === id) };
+    return { id, entry: known.find((m) => m.id.toLowerCase() === id), byName: false };
   }
   const parts = ref.split('/');
   const matches = known.filter((m) => {
     const full = [m.entity, m.project, m.name];
     return parts.length <= 3 && parts.every((part, i) => part === full[full.length - parts.length + i]);
   });
-  if (matches.length === 1) return { id: matches[0]!.id, entry: matches[0] };
+  if (matches.length === 1) return { id: matches[0]!.id, entry: matches[0], byName: true };
   const listing = (models: RegisteredModel[]) => models.map((m) => `${fullName(m)}  ${m.id}`);
   if (matches.length > 1) {
     throw new UsageError(`"${ref}" names ${matches.length} models: give team/project/name or the id`, {

@@ -96,6 +96,9 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
   'jobs get': () => ({ argv: ['jobs', 'get', jobId] }),
   'jobs wait': () => ({ argv: ['--timeout', '1', 'jobs', 'wait', jobId, '--interval', '0.05'] }),
   'jobs list': () => ({ argv: ['jobs', 'list'] }),
+  // Each run has a config directory of its own, so nothing is remembered: --stale has nothing to ask.
+  'models forget': () => ({ argv: ['models', 'forget', '--stale'] }),
+  'jobs forget': () => ({ argv: ['jobs', 'forget', '--stale'] }),
   events: () => ({ argv: ['events', jobId, '--all'] }),
   chat: () => ({ argv: ['chat', '-m', 'openai/gpt-oss-20b', '--usage', '--trace', 'hi'] }),
   health: () => ({ argv: ['health'] }),
@@ -103,6 +106,8 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
   'system-check': () => ({ argv: ['system-check'] }),
   'emulator status': () => ({ argv: ['emulator', 'status'] }),
   'emulator stop': () => ({ argv: ['emulator', 'stop'] }),
+  // A directory with no state: nothing is emptied (a developer's emulator on 4010 is not this one).
+  'emulator reset': () => ({ argv: ['emulator', 'reset', '--yes', '--state-dir', join(dir, 'no-state')] }),
   emulator: () => ({ argv: ['emulator', '--help'] }),
   completion: () => ({ argv: ['completion', 'bash'] }),
   help: () => ({ argv: ['help', 'environment'] }),

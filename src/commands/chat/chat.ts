@@ -2,7 +2,7 @@
 // terminal, a conversation (repl.ts). Streams by default when stdout is a terminal.
 
 import { complete, noTextError } from '../../chat/complete.js';
-import { resolveChatModel } from '../../chat/model.js';
+import { resolveChatTarget, staleChatModel } from '../../chat/model.js';
 import type { ChatTracer } from '../../chat/trace.js';
 import { assertWritable, loadTranscript, saveTranscript } from '../../chat/transcript.js';
 import type { ChatMessage, Usage } from '../../chat/types.js';
@@ -72,7 +72,7 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
     throw new UsageError(
       'no model: pass -m MODEL, or aip config set default-model MODEL (aip models list shows them)',
     );
-  const target = resolveChatModel(ctx, ref, options.api);
+  const { remembered, ...target } = resolveChatTarget(ctx, ref, options.api);
   const params = { ...parseParams(options.option) };
   if (options.temperature !== undefined) params.temperature = options.temperature;
   if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens;
@@ -135,7 +135,8 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
     // What arrived before the failure stays on stdout, ended by a newline; the error goes to stderr.
     if (streamed) io.write('\n');
     await endSpan?.({ error });
-    throw error;
+    // A 404 for a model named from the local record may be a stale name: said so when it is.
+    throw remembered ? await staleChatModel(ctx, remembered, error) : error;
   } finally {
     release();
   }

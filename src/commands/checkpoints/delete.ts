@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors.js';
 import { printFields } from '../../output/table.js';
 import { confirmDestructive } from '../confirm.js';
-import { resolveModelArg } from '../models/resolve.js';
+import { resolveModelArg, withModel } from '../models/resolve.js';
 import { formatSteps, parseSteps } from './steps.js';
 
 export async function runDelete(ctx: Context, ref: string, opts: { steps: string }): Promise<void> {
@@ -14,7 +14,9 @@ export async function runDelete(ctx: Context, ref: string, opts: { steps: string
     `Delete the checkpoints of steps ${formatSteps(steps)} of ${model.label}?`,
     'delete checkpoints',
   );
-  const { data: result, attempts } = await ctx.training().deleteCheckpoints(model.id, steps);
+  const { data: result, attempts } = await withModel(ctx, model, () =>
+    ctx.training().deleteCheckpoints(model.id, steps),
+  );
   const missing = new Set(result.not_found_steps);
   if (ctx.json) io.json(result);
   else if (!io.quiet) {

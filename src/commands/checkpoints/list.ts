@@ -5,7 +5,7 @@ import type { Checkpoint, SortOrder } from '../../api/types.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { lineChart } from '../../output/plot.js';
-import { resolveModelArg } from '../models/resolve.js';
+import { resolveModelArg, withModel } from '../models/resolve.js';
 import { printCheckpoints, unknownMetric } from './format.js';
 
 export interface ListOptions {
@@ -50,14 +50,16 @@ export async function runList(ctx: Context, ref: string, options: ListOptions): 
     throw new UsageError('--plot draws a chart; it does not combine with --json');
   const model = resolveModelArg(ctx, ref);
   if (options.all || options.plot !== undefined) {
-    const checkpoints = await fetchAllCheckpoints(ctx, model.id, options);
+    const checkpoints = await withModel(ctx, model, () => fetchAllCheckpoints(ctx, model.id, options));
     if (options.plot !== undefined) return plot(ctx, checkpoints, options.plot, model.label);
     if (ctx.json) return io.json(checkpoints);
     return printCheckpoints(io, checkpoints);
   }
-  const page = await ctx
-    .training()
-    .listCheckpoints(model.id, { after: options.after, limit: options.limit, order: options.order });
+  const page = await withModel(ctx, model, () =>
+    ctx
+      .training()
+      .listCheckpoints(model.id, { after: options.after, limit: options.limit, order: options.order }),
+  );
   if (ctx.json) io.json(page.data);
   else printCheckpoints(io, page.data);
   if (page.has_more && page.last_id) {

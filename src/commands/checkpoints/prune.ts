@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { printTable } from '../../output/table.js';
 import { confirmDestructive } from '../confirm.js';
-import { resolveModelArg } from '../models/resolve.js';
+import { resolveModelArg, withModel } from '../models/resolve.js';
 import { unknownMetric } from './format.js';
 import { fetchAllCheckpoints } from './list.js';
 import { formatSteps } from './steps.js';
@@ -75,7 +75,7 @@ export async function runPrune(ctx: Context, ref: string, options: PruneOptions)
     throw new UsageError('say what to keep: --keep-last N, --keep-best METRIC, or both');
   }
   const model = resolveModelArg(ctx, ref);
-  const checkpoints = await fetchAllCheckpoints(ctx, model.id);
+  const checkpoints = await withModel(ctx, model, () => fetchAllCheckpoints(ctx, model.id));
   const plan = planPrune(checkpoints, options);
   const byStep = new Map(checkpoints.map((c) => [c.step, c]));
 
@@ -109,7 +109,9 @@ export async function runPrune(ctx: Context, ref: string, options: PruneOptions)
     `Delete ${plan.delete.length} of ${checkpoints.length} checkpoints of ${model.label}, keeping steps ${formatSteps(plan.keep)}?`,
     'delete checkpoints',
   );
-  const { data: result } = await ctx.training().deleteCheckpoints(model.id, plan.delete);
+  const { data: result } = await withModel(ctx, model, () =>
+    ctx.training().deleteCheckpoints(model.id, plan.delete),
+  );
   if (ctx.json) return io.json({ ...summary, dry_run: false, deleted: result });
   io.info(
     `Deleted ${result.deleted_count} checkpoints of ${model.label}${result.not_found_steps.length ? ` (${result.not_found_steps.length} were already gone)` : ''}; kept steps ${formatSteps(plan.keep)}`,

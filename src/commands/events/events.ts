@@ -11,7 +11,7 @@ import { followEvents } from '../../jobs/follow.js';
 import { stepSummary } from '../../jobs/state.js';
 import { exactJson } from '../../output/io.js';
 import { printTable } from '../../output/table.js';
-import { resolveJobArg } from '../jobs/resolve.js';
+import { resolveJobRef, withJob } from '../jobs/resolve.js';
 import { DEFAULT_INTERVAL_SECONDS } from '../jobs/watch.js';
 
 export interface EventsOptions {
@@ -137,11 +137,17 @@ async function follow(ctx: Context, id: string, ref: string, options: EventsOpti
 }
 
 export async function runEvents(ctx: Context, ref: string, options: EventsOptions): Promise<void> {
-  const { io } = ctx;
   if (options.jsonl && ctx.globals.json)
     throw new UsageError('give --json (one array) or --jsonl (one event per line), not both');
-  const id = resolveJobArg(ctx, ref);
-  if (options.follow) return follow(ctx, id, ref, options);
+  const job = resolveJobRef(ctx, ref);
+  await withJob(ctx, job, () =>
+    options.follow ? follow(ctx, job.id, ref, options) : list(ctx, job.id, ref, options),
+  );
+}
+
+/** A page, or with --all every page. */
+async function list(ctx: Context, id: string, ref: string, options: EventsOptions): Promise<void> {
+  const { io } = ctx;
   const training = ctx.training();
   if (options.all) {
     // --jsonl writes each event as it comes and keeps none: --all of a long job in bounded memory.

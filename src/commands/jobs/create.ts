@@ -18,7 +18,7 @@ import { EXPERIMENTAL_FIELDS, SFT_CONFIG_FIELDS } from '../../validate/jobs-sche
 import { type Fields, formatPath, obj, validate } from '../../validate/schema.js';
 import { checkSftFile } from '../../validate/sft.js';
 import { readTrajectoryGroups } from '../../validate/trajectory-file.js';
-import { type ModelRef, resolveModelArg } from '../models/resolve.js';
+import { type ModelRef, resolveModelArg, withModel } from '../models/resolve.js';
 import { jobRegistryFile } from './resolve.js';
 import { watchJob } from './watch.js';
 
@@ -131,7 +131,8 @@ async function submit(
   // Readable before the job exists: a create that succeeded must not look like a failure.
   const registry = jobRegistryFile(ctx);
   readJobRegistry(registry);
-  const job = await training.send<JobResponse>(request);
+  // The only 404 a create can meet is for its model: one named here may be stale.
+  const job = await withModel(ctx, model, () => training.send<JobResponse>(request));
   try {
     await rememberJob(registry, {
       id: job.id,

@@ -11,7 +11,7 @@ import { printFields } from '../../output/table.js';
 import { showTime } from '../../output/time.js';
 import { fullName, readModelRegistry } from '../../registry/models.js';
 import { modelRegistryFile } from '../models/resolve.js';
-import { resolveJobArg } from './resolve.js';
+import { resolveJobRef, withJob } from './resolve.js';
 import { stateJson } from './watch.js';
 
 /** What a person reads first; scripts get every metric (TSV, or --json). */
@@ -54,8 +54,12 @@ async function readEvents(training: TrainingClient, id: string, state: JobState,
 }
 
 export async function runGet(ctx: Context, ref: string): Promise<void> {
+  const job = resolveJobRef(ctx, ref);
+  await withJob(ctx, job, () => showJob(ctx, job.id));
+}
+
+async function showJob(ctx: Context, id: string): Promise<void> {
   const { io } = ctx;
-  const id = resolveJobArg(ctx, ref);
   const training = ctx.training();
   const job = await training.getJob(id);
   const state = initialState();

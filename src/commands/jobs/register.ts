@@ -19,7 +19,7 @@ function waitOptions(command: Command): Command {
 export function registerJobs(program: Command, ctx: Context): void {
   const jobs = program
     .command('jobs')
-    .description('create, validate, inspect and wait for RL and SFT training jobs');
+    .description('create, validate, inspect, wait for and forget RL and SFT training jobs');
   examples(jobs, ['aip jobs create rl --model agent-001 --file groups.jsonl --wait', 'aip jobs list']);
 
   const create = jobs
@@ -152,4 +152,25 @@ export function registerJobs(program: Command, ctx: Context): void {
       await runList(ctx);
     });
   examples(list, ['aip jobs list', 'aip jobs list -q | head -1']);
+
+  const forget = jobs
+    .command('forget')
+    .description(
+      'forget jobs remembered on this machine, for this base URL (the server is not asked to change anything)',
+    )
+    .argument('[job...]', JOB)
+    .option(
+      '--all',
+      'forget every job remembered for this base URL (asks first on a terminal; --yes in scripts)',
+    )
+    .option('--stale', 'ask the server about each remembered job and forget those it no longer knows')
+    .action(async (refs: string[], opts: { all?: boolean; stale?: boolean }) => {
+      const { runJobsForget } = await import('./forget.js');
+      await runJobsForget(ctx, refs, opts);
+    });
+  examples(forget, [
+    'aip jobs forget 3f0c',
+    'aip --profile local jobs forget --stale',
+    'aip jobs forget --all --yes',
+  ]);
 }

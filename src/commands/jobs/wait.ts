@@ -1,7 +1,8 @@
 import type { Context } from '../../context.js';
-import { resolveJobArg } from './resolve.js';
+import { resolveJobRef, withJob } from './resolve.js';
 import { watchJob } from './watch.js';
 
 export async function runWait(ctx: Context, ref: string, options: { interval?: number }): Promise<void> {
-  await watchJob(ctx, resolveJobArg(ctx, ref), { intervalSeconds: options.interval });
+  const job = resolveJobRef(ctx, ref);
+  await withJob(ctx, job, () => watchJob(ctx, job.id, { intervalSeconds: options.interval }));
 }

@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { ApiError, CliError } from '../../errors.js';
 import { forgetModel } from '../../registry/models.js';
 import { confirmDestructive } from '../confirm.js';
-import { modelRegistryFile, resolveModelArg } from './resolve.js';
+import { modelRegistryFile, resolveModelArg, staleModelError } from './resolve.js';
 
 export async function runDelete(ctx: Context, ref: string): Promise<void> {
   const { io } = ctx;
@@ -16,13 +16,15 @@ export async function runDelete(ctx: Context, ref: string): Promise<void> {
   const registry = modelRegistryFile(ctx);
   const baseUrl = ctx.serviceUrl('training');
   // The registry only remembers names: a model is deleted whether or not it can be rewritten (a full
-  // disk), and then a warning says that it still names the model.
-  const forget = async () => {
+  // disk), and then a warning says that it still names the model. Whether it no longer names it:
+  const forget = async (): Promise<boolean> => {
     try {
       await forgetModel(registry, model.id, baseUrl);
+      return true;
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
       io.warn(`the model is gone, but ${registry} still names it (${error.message})`);
+      return false;
     }
   };
   let result: DeleteModelResponse | undefined;
@@ -32,8 +34,9 @@ export async function runDelete(ctx: Context, ref: string): Promise<void> {
     if (!(error instanceof ApiError && error.status === 404)) throw error;
     // Gone: nothing left to remember it by. If this answer came to a retry, the attempt whose answer
     // was lost is what deleted it, and the delete succeeded.
-    await forget();
-    if (error.attempts === 1) throw error;
+    const forgotten = await forget();
+    // Given by a remembered name, it is a stale name (now forgotten); given by its id, the server's 404.
+    if (error.attempts === 1) throw staleModelError(ctx, model, error, forgotten);
     io.warn(
       `the request was sent ${error.attempts} times and the model is gone: an earlier attempt deleted it`,
     );

@@ -3,7 +3,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { readTrajectoryGroups } from '../../validate/trajectory-file.js';
-import { resolveModelArg } from './resolve.js';
+import { resolveModelArg, withModel } from './resolve.js';
 
 export async function runLog(
   ctx: Context,
@@ -14,9 +14,9 @@ export async function runLog(
   if (!opts.split.trim()) throw new UsageError('--split must not be empty');
   const model = resolveModelArg(ctx, ref);
   const { groups, stats } = await readTrajectoryGroups(ctx, opts.file);
-  const result = await ctx
-    .training()
-    .logTrajectories(model.id, { split: opts.split, trajectory_groups: groups });
+  const result = await withModel(ctx, model, () =>
+    ctx.training().logTrajectories(model.id, { split: opts.split, trajectory_groups: groups }),
+  );
   if (ctx.json) return io.json(result ?? null);
   const rewards = stats.minReward === undefined ? '' : `, rewards ${stats.minReward} to ${stats.maxReward}`;
   io.info(

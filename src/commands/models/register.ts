@@ -5,7 +5,7 @@ import { examples } from '../examples.js';
 export function registerModels(program: Command, ctx: Context): void {
   const models = program
     .command('models')
-    .description('list inference models; create, delete and log to trainable models');
+    .description('list inference models; create, delete, log to and forget trainable models');
   examples(models, [
     'aip models list',
     'aip models create --name agent-001 --base-model OpenPipe/Qwen3-14B-Instruct',
@@ -59,6 +59,27 @@ export function registerModels(program: Command, ctx: Context): void {
       await runDelete(ctx, model);
     });
   examples(del, ['aip models delete agent-001', 'aip models delete 3f0c…-uuid --yes']);
+
+  const forget = models
+    .command('forget')
+    .description(
+      'forget remembered names on this machine, for this base URL (the server is not asked to delete anything)',
+    )
+    .argument('[model...]', 'a name created from this machine (team/project/name or name), or its id')
+    .option(
+      '--all',
+      'forget every model remembered for this base URL (asks first on a terminal; --yes in scripts)',
+    )
+    .option('--stale', 'ask the server about each remembered model and forget those it no longer knows')
+    .action(async (refs: string[], opts: { all?: boolean; stale?: boolean }) => {
+      const { runModelsForget } = await import('./forget.js');
+      await runModelsForget(ctx, refs, opts);
+    });
+  examples(forget, [
+    'aip models forget agent-001',
+    'aip --profile local models forget --stale',
+    'aip models forget --all --yes',
+  ]);
 
   const log = models
     .command('log')
