@@ -399,9 +399,12 @@ describe('aip emulator --detach, status and stop', () => {
     const dir = tempConfigDir();
     const userKey = 'users-own-key-0123456789';
     const env = { AIP_CONFIG_DIR: dir };
-    const started = await runAip(['emulator', '--detach', '--port', '0', '--ephemeral', '--api-key', userKey, '--json'], {
-      env,
-    });
+    const started = await runAip(
+      ['emulator', '--detach', '--port', '0', '--ephemeral', '--api-key', userKey, '--json'],
+      {
+        env,
+      },
+    );
     expect(started.code, started.stderr).toBe(0);
     const shown = JSON.parse(started.stdout) as { pid: number; origin: string; port: number };
     try {
