@@ -16,7 +16,7 @@ export const ExitCode = {
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** The documented table (README, `aip help exit-codes`), kept beside the codes it documents. */
+/** The documented table (docs/settings.md, `aip help exit-codes`), kept beside the codes it documents. */
 export const EXIT_CODE_TABLE: ReadonlyArray<{ code: ExitCodeValue; meaning: string }> = [
   { code: ExitCode.ok, meaning: 'success' },
   { code: ExitCode.error, meaning: 'error from the server or the network, after retries' },
