@@ -4,19 +4,21 @@
 
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { registerAuth } from './commands/auth/register.js';
-import { registerChat } from './commands/chat/register.js';
+import { registerChat } from './commands/chat/chat.js';
 import { registerCheckpoints } from './commands/checkpoints/register.js';
-import { registerCompletion } from './commands/completion/register.js';
+import { registerCompletion } from './commands/completion/completion.js';
 import { registerConfig } from './commands/config/register.js';
-import { registerDoctor } from './commands/doctor/register.js';
+import { registerDoctor } from './commands/doctor/doctor.js';
 import { registerEmulator } from './commands/emulator/register.js';
-import { registerEvents } from './commands/events/register.js';
+import { registerEvents } from './commands/events/events.js';
 import { examples } from './commands/examples.js';
-import { registerHealth } from './commands/health/register.js';
-import { registerHelp } from './commands/help/register.js';
+import { registerHealth } from './commands/health/health.js';
+import { registerSystemCheck } from './commands/health/system-check.js';
+import { registerHelp } from './commands/help/help.js';
 import { registerJobs } from './commands/jobs/register.js';
 import { registerModels } from './commands/models/register.js';
 import { registerTraces } from './commands/traces/register.js';
+import type { Parent } from './commands/types.js';
 import type { Context } from './context.js';
 import type { GlobalOptions } from './globals.js';
 import { normalizeProject, normalizeUrl } from './settings/keys.js';
@@ -186,7 +188,11 @@ export function buildProgram(ctx: Context): Command {
     .showSuggestionAfterError(true);
   for (const option of globalOptions()) program.addOption(option);
   program.hook('preSubcommand', acceptGlobalOptions(program));
-  examples(program, [
+  // The nouns and their verbs are defined with commander's extra typings, which infer each verb's
+  // options from its flags (commands/types.ts). The root is built above with commander's own, as its
+  // hooks handle every command alike; it is one object, typed here as the parent the nouns are added to.
+  const root = program as unknown as Parent;
+  examples(root, [
     'aip emulator --detach && aip --profile local health',
     'aip auth login',
     'aip config set project my-team/my-project',
@@ -199,19 +205,20 @@ export function buildProgram(ctx: Context): Command {
     io.configure({ noColor: ctx.globals.color === false, quiet: ctx.globals.quiet });
   });
 
-  registerAuth(program, ctx);
-  registerConfig(program, ctx);
-  registerModels(program, ctx);
-  registerCheckpoints(program, ctx);
-  registerJobs(program, ctx);
-  registerEvents(program, ctx);
-  registerTraces(program, ctx);
-  registerChat(program, ctx);
-  registerHealth(program, ctx);
-  registerDoctor(program, ctx);
-  registerEmulator(program, ctx);
-  registerCompletion(program, ctx);
-  registerHelp(program, ctx);
+  registerAuth(root, ctx);
+  registerConfig(root, ctx);
+  registerModels(root, ctx);
+  registerCheckpoints(root, ctx);
+  registerJobs(root, ctx);
+  registerEvents(root, ctx);
+  registerTraces(root, ctx);
+  registerChat(root, ctx);
+  registerHealth(root, ctx);
+  registerSystemCheck(root, ctx);
+  registerDoctor(root, ctx);
+  registerEmulator(root, ctx);
+  registerCompletion(root, ctx);
+  registerHelp(root, ctx);
   // `aip help …` is the one help command; nouns answer `--help` instead of growing their own.
   for (const command of program.commands) command.helpCommand(false);
   return program;

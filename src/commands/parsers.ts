@@ -1,7 +1,7 @@
 // Option values shared by several commands, checked as commander parses them (a bad one is a usage
 // error, exit 2, before anything is sent).
 
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from '@commander-js/extra-typings';
 
 export function parseLimit(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) {
@@ -39,4 +39,9 @@ export function parseNumberList(value: string): number | number[] {
   }
   const numbers = parts.map(Number);
   return numbers.length === 1 ? numbers[0]! : numbers;
+}
+
+/** A repeatable option's values, in the order given. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }

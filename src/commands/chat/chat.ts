@@ -1,163 +1,79 @@
-// `aip chat`: one completion (a prompt from the arguments and/or stdin), or, with no prompt on a
-// terminal, a conversation (repl.ts). Streams by default when stdout is a terminal.
+// `aip chat`: its arguments, flags, help and examples; the code that runs is chat.run.ts (and, for a
+// conversation, repl.ts).
 
-import { complete, noTextError } from '../../chat/complete.js';
-import { resolveChatTarget, staleChatModel } from '../../chat/model.js';
-import type { ChatTracer } from '../../chat/trace.js';
-import { assertWritable, loadTranscript, saveTranscript } from '../../chat/transcript.js';
-import type { ChatMessage, Usage } from '../../chat/types.js';
+import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
-import type { ChatOptions } from './register.js';
+import { examples } from '../examples.js';
+import { collect, parseNumber } from '../parsers.js';
+import type { OptionsOf, Parent } from '../types.js';
 
-const ROLES = ['system', 'developer', 'user', 'assistant'];
-
-/** -o key=value: the value as JSON when it parses (numbers, booleans, objects), else a string. */
-export function parseParams(options: readonly string[] = []): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  for (const option of options) {
-    const eq = option.indexOf('=');
-    if (eq <= 0) throw new UsageError(`-o ${option}: expected key=value`);
-    const value = option.slice(eq + 1);
-    try {
-      params[option.slice(0, eq)] = JSON.parse(value);
-    } catch {
-      params[option.slice(0, eq)] = value;
-    }
-  }
-  return params;
+function parseMaxTokens(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new InvalidArgumentError('expected a whole number, 1 or more');
+  return Number(value);
 }
 
-/** The conversation before the prompt: a transcript, then -s (first), then each --message. */
-export function seedMessages(
-  history: readonly ChatMessage[],
-  system: string | undefined,
-  seeds: readonly string[] = [],
-): ChatMessage[] {
-  const messages = [...history];
-  if (system !== undefined) {
-    if (messages[0]?.role === 'system') messages[0] = { role: 'system', content: system };
-    else messages.unshift({ role: 'system', content: system });
-  }
-  for (const seed of seeds) {
-    const colon = seed.indexOf(':');
-    const role = colon > 0 ? seed.slice(0, colon) : '';
-    if (!ROLES.includes(role))
-      throw new UsageError(`--message ${seed}: expected role:content with a role of ${ROLES.join(', ')}`);
-    messages.push({ role, content: seed.slice(colon + 1) });
-  }
-  return messages;
-}
-
-export function usageLine(usage: Usage | undefined): string {
-  return usage
-    ? `usage: ${usage.prompt_tokens} prompt + ${usage.completion_tokens} completion = ${usage.total_tokens} tokens`
-    : 'usage: not reported';
-}
-
-/** The span recorder of --trace (its module, and the trace client, loaded only then). */
-async function chatTracer(
-  ctx: Context,
-  conversation: boolean,
-  agent: string | undefined,
-): Promise<ChatTracer> {
-  const { ChatTracer } = await import('../../chat/trace.js');
-  return conversation ? ChatTracer.conversation(ctx, agent) : new ChatTracer(ctx, { agent });
-}
-
-export async function runChat(ctx: Context, words: string[], options: ChatOptions): Promise<void> {
-  const { io } = ctx;
-  const ref = options.model ?? ctx.settings.get('default-model');
-  if (!ref)
-    throw new UsageError(
-      'no model: pass -m MODEL, or aip config set default-model MODEL (aip models list shows them)',
+function define(program: Parent) {
+  const chat = program
+    .command('chat')
+    .description(
+      'chat with a model (the openai SDK, on the Inference or Training API); no prompt on a terminal opens a conversation',
+    )
+    .argument('[prompt...]', 'the prompt (joined with stdin when both are given)')
+    .option(
+      '-m, --model <model>',
+      'model id, wandb-artifact:///team/project/name[:stepN], or name[:stepN] of a model created here (default: the default-model setting)',
+    )
+    .option('-s, --system <text>', 'system prompt')
+    .option(
+      '--message <role:content>',
+      'a message before the prompt, e.g. user:hi or assistant:hello (repeatable)',
+      collect,
+    )
+    .option('--temperature <x>', 'sampling temperature', parseNumber('--temperature'))
+    .option('--max-tokens <n>', 'most tokens to generate', parseMaxTokens)
+    .option(
+      '-o, --option <key=value>',
+      'any other request parameter, value as JSON when it parses (repeatable)',
+      collect,
+    )
+    .addOption(
+      new Option(
+        '--api <api>',
+        'which API serves the model (default: training for trained checkpoints, else inference)',
+      ).choices(['inference', 'training']),
+    )
+    .option('--stream', 'stream the reply (the default when stdout is a terminal)')
+    .option('--no-stream', 'wait for the whole reply')
+    .option('--usage', 'print token counts on stderr')
+    .option(
+      '--trace',
+      'record each exchange as OpenTelemetry spans (chat <model>, GenAI attributes; in a conversation, or with an agent, under an invoke_agent span per turn) and send them to trace ingest',
+    )
+    .option(
+      '--agent <name>',
+      "with --trace: the agent's name (gen_ai.agent.name; default: a trained model's name)",
+    )
+    .option(
+      '--continue <file>',
+      'a JSON Lines transcript: its messages come first, and it is rewritten with the conversation after each reply',
     );
-  const { remembered, ...target } = resolveChatTarget(ctx, ref, options.api);
-  const params = { ...parseParams(options.option) };
-  if (options.temperature !== undefined) params.temperature = options.temperature;
-  if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens;
-  if (options.continue) assertWritable(options.continue);
-  if (options.agent !== undefined && !options.trace)
-    throw new UsageError('--agent names the agent in the spans of --trace: add --trace');
-  if (options.agent === '') throw new UsageError('--agent needs a name');
-  // A trace that could not be sent (no project, no key) is a usage error now, not after the reply.
-  // A conversation is what the code below opens when there is no prompt on a terminal.
-  const conversation = words.length === 0 && io.isStdinTTY && ctx.globals.input !== false;
-  const tracer = options.trace ? await chatTracer(ctx, conversation, options.agent) : undefined;
-  const history = options.continue ? await loadTranscript(ctx, options.continue) : [];
-  const messages = seedMessages(history, options.system, options.message);
+  return examples(chat, [
+    'aip chat -m openai/gpt-oss-20b "Write a haiku about gradients"',
+    'git diff | aip chat -m openai/gpt-oss-20b "Review this change"',
+    'aip chat -m agent-001:step5 "Hello"               # a trained checkpoint, on the Training API',
+    'aip chat -m openai/gpt-oss-20b --json "hi" | jq .usage',
+    'aip chat -m openai/gpt-oss-20b                   # a conversation (on a terminal)',
+    'aip chat -m openai/gpt-oss-20b --continue notes.jsonl "and then?"',
+    'aip chat -m openai/gpt-oss-20b --trace --agent support-bot "Where is my order?"',
+  ]);
+}
 
-  // As llm does: stdin (when piped) and the argument are both the prompt, stdin first.
-  const piped = io.isStdinTTY ? '' : (await io.readStdin()).trimEnd();
-  const prompt = [piped, words.join(' ')].filter(Boolean).join('\n');
-  if (!prompt) {
-    if (io.isStdinTTY && ctx.globals.input !== false) {
-      const { runRepl } = await import('./repl.js');
-      return runRepl(ctx, {
-        ...target,
-        apiFlag: options.api,
-        messages,
-        params,
-        transcript: options.continue,
-        stream: options.stream ?? true,
-        usage: options.usage === true,
-        tracer,
-      });
-    }
-    if (messages.at(-1)?.role !== 'user') {
-      throw new UsageError(
-        'no prompt: give one as an argument or on stdin (on a terminal, aip chat alone starts a conversation)',
-      );
-    }
-  }
-  if (prompt) messages.push({ role: 'user', content: prompt });
+export type ChatOptions = OptionsOf<typeof define>;
 
-  const stream = !ctx.json && (options.stream ?? io.isStdoutTTY);
-  // Ctrl-C stops the reply; so does a reader that went away (`| head`): no tokens spent for nobody.
-  const { signal, release } = ctx.interruptible({ orStdoutClosed: true });
-  const endSpan = tracer?.start({ ...target, params });
-  let outcome: Awaited<ReturnType<typeof complete>>;
-  let streamed = false;
-  try {
-    outcome = await complete(
-      ctx,
-      { ...target, messages, params },
-      {
-        stream,
-        signal,
-        onText: (text) => {
-          streamed = true;
-          io.write(text);
-        },
-      },
-    );
-  } catch (error) {
-    // What arrived before the failure stays on stdout, ended by a newline; the error goes to stderr.
-    if (streamed) io.write('\n');
-    await endSpan?.({ error });
-    // A 404 for a model named from the local record may be a stale name: said so when it is.
-    throw remembered ? await staleChatModel(ctx, remembered, error) : error;
-  } finally {
-    release();
-  }
-  if (outcome.interrupted) {
-    await endSpan?.(outcome);
-    if (io.outputClosed) return; // the reader has what it wanted
-    if (streamed) io.write('\n');
-    if (options.usage) io.err(usageLine(outcome.usage));
-    throw new InterruptedError();
-  }
-  const noText = ctx.json ? undefined : noTextError(outcome);
-  if (noText) {
-    await endSpan?.(outcome);
-    throw noText;
-  }
-  if (ctx.json) io.json(outcome.completion);
-  else if (stream) io.write('\n');
-  else io.out(outcome.content);
-  if (options.usage) io.err(usageLine(outcome.usage));
-  await endSpan?.(outcome);
-  // The transcript becomes the conversation as sent (seeds included), and the reply.
-  if (options.continue)
-    saveTranscript(options.continue, [...messages, { role: 'assistant', content: outcome.content }]);
+export function registerChat(program: Parent, ctx: Context): void {
+  define(program).action(async (prompt, options) => {
+    const { runChat } = await import('./chat.run.js');
+    await runChat(ctx, prompt, options);
+  });
 }

@@ -15,7 +15,7 @@ import type { ChatApi, ChatMessage } from '../../chat/types.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { report } from '../../report.js';
-import { usageLine } from './chat.js';
+import { usageLine } from './usage.js';
 
 export interface ReplState {
   model: string;

@@ -1,48 +1,28 @@
-import type { Context } from '../../context.js';
-import { NotFoundError } from '../../errors.js';
-import { printFields } from '../../output/table.js';
-import { confirmDestructive } from '../confirm.js';
-import { resolveModelArg, withModel } from '../models/resolve.js';
-import { formatSteps, parseSteps } from './steps.js';
+// `aip checkpoints delete`: its argument, flags, help and examples; the code that runs is
+// delete.run.ts.
 
-export async function runDelete(ctx: Context, ref: string, opts: { steps: string }): Promise<void> {
-  const { io } = ctx;
-  const steps = parseSteps(opts.steps);
-  const model = resolveModelArg(ctx, ref);
-  await confirmDestructive(
-    ctx,
-    `Delete the checkpoints of steps ${formatSteps(steps)} of ${model.label}?`,
-    'delete checkpoints',
-  );
-  const { data: result, attempts } = await withModel(ctx, model, () =>
-    ctx.training().deleteCheckpoints(model.id, steps),
-  );
-  const missing = new Set(result.not_found_steps);
-  if (ctx.json) io.json(result);
-  else if (!io.quiet) {
-    const deleted = steps.filter((s) => !missing.has(s));
-    const list = (values: number[]) =>
-      values.length
-        ? io.isStdoutTTY
-          ? formatSteps(values)
-          : values.join(',')
-        : io.isStdoutTTY
-          ? 'none'
-          : '';
-    printFields(io, [
-      ['deleted', list(deleted)],
-      ['not found', list(result.not_found_steps)],
-    ]);
-  }
-  // A DELETE is retried when its answer is lost: the attempt that got through may have deleted the
-  // steps that this answer calls not found.
-  if (attempts > 1 && missing.size > 0) {
-    io.warn(
-      `the request was sent ${attempts} times: steps reported as not found may have been deleted by an earlier attempt`,
-    );
-    return;
-  }
-  if (result.deleted_count === 0) {
-    throw new NotFoundError(`none of the steps ${formatSteps(steps)} had a checkpoint in ${model.label}`);
-  }
+import type { Context } from '../../context.js';
+import { examples } from '../examples.js';
+import type { OptionsOf, Parent } from '../types.js';
+import { MODEL_ARG } from './flags.js';
+
+function define(checkpoints: Parent) {
+  const del = checkpoints
+    .command('delete')
+    .description('delete the checkpoints of some steps (exit 3 when none of them existed)')
+    .argument('<model>', MODEL_ARG)
+    .requiredOption('--steps <list>', 'steps to delete: 3,5,7 or ranges such as 10-20');
+  return examples(del, [
+    'aip checkpoints delete agent-001 --steps 3,5,7',
+    'aip checkpoints delete agent-001 --steps 1-40 --yes',
+  ]);
+}
+
+export type DeleteOptions = OptionsOf<typeof define>;
+
+export function registerDelete(checkpoints: Parent, ctx: Context): void {
+  define(checkpoints).action(async (model, options) => {
+    const { runDelete } = await import('./delete.run.js');
+    await runDelete(ctx, model, options);
+  });
 }

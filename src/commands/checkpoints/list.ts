@@ -1,70 +1,40 @@
-// `aip checkpoints list`: one page (with the cursor for the next), every page (--all), or a plot.
+// `aip checkpoints list`: its argument, flags, help and examples; the code that runs is list.run.ts.
 
-import { allItems } from '../../api/pagination.js';
-import type { Checkpoint, SortOrder } from '../../api/types.js';
+import { InvalidArgumentError } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { lineChart } from '../../output/plot.js';
-import { resolveModelArg, withModel } from '../models/resolve.js';
-import { printCheckpoints, unknownMetric } from './format.js';
+import { examples } from '../examples.js';
+import { parseLimit } from '../parsers.js';
+import type { OptionsOf, Parent } from '../types.js';
+import { MODEL_ARG } from './flags.js';
 
-export interface ListOptions {
-  limit?: number;
-  after?: string;
-  order?: SortOrder;
-  all?: boolean;
-  plot?: string;
+function parseOrder(value: string): 'asc' | 'desc' {
+  if (value !== 'asc' && value !== 'desc') throw new InvalidArgumentError('expected asc or desc');
+  return value;
 }
 
-export async function fetchAllCheckpoints(
-  ctx: Context,
-  id: string,
-  options: ListOptions = {},
-): Promise<Checkpoint[]> {
-  const training = ctx.training();
-  const all: Checkpoint[] = [];
-  const pages = allItems(
-    (after) => training.listCheckpoints(id, { after, limit: options.limit ?? 100, order: options.order }),
-    options.after,
-    ctx.limits.pages,
-  );
-  for await (const checkpoint of pages) all.push(checkpoint);
-  return all;
+function define(checkpoints: Parent) {
+  const list = checkpoints
+    .command('list')
+    .description('list checkpoints (STEP, ID, metrics), a page at a time or --all')
+    .argument('<model>', MODEL_ARG)
+    .option('--limit <n>', 'checkpoints per page, 1-100 (default 20)', parseLimit)
+    .option('--after <id>', 'start after this checkpoint id (the cursor printed at the end of a page)')
+    .option('--order <asc|desc>', 'by step: asc (default) or desc', parseOrder)
+    .option('--all', 'every page (with --json: one array)')
+    .option('--plot <metric>', 'draw a metric over the steps of all checkpoints');
+  return examples(list, [
+    'aip checkpoints list agent-001',
+    'aip checkpoints list agent-001 --order desc --limit 1 -q     # the latest checkpoint id',
+    'aip checkpoints list agent-001 --all --json | jq "map(.step)"',
+    'aip checkpoints list agent-001 --plot reward',
+  ]);
 }
 
-function plot(ctx: Context, checkpoints: Checkpoint[], metric: string, label: string): void {
-  const points = checkpoints
-    .filter((c) => typeof c.metrics[metric] === 'number')
-    .map((c) => [c.step, c.metrics[metric]!] as const);
-  if (points.length === 0) {
-    throw unknownMetric(checkpoints, metric, `of ${label} `);
-  }
-  const { io } = ctx;
-  io.out(`${metric} over ${points.length} checkpoint${points.length === 1 ? '' : 's'} of ${label}`);
-  for (const line of lineChart(points, { width: Math.min(io.columns, 120), height: 12 })) io.out(line);
-}
+export type ListOptions = OptionsOf<typeof define>;
 
-export async function runList(ctx: Context, ref: string, options: ListOptions): Promise<void> {
-  const { io } = ctx;
-  if (options.plot !== undefined && ctx.json)
-    throw new UsageError('--plot draws a chart; it does not combine with --json');
-  const model = resolveModelArg(ctx, ref);
-  if (options.all || options.plot !== undefined) {
-    const checkpoints = await withModel(ctx, model, () => fetchAllCheckpoints(ctx, model.id, options));
-    if (options.plot !== undefined) return plot(ctx, checkpoints, options.plot, model.label);
-    if (ctx.json) return io.json(checkpoints);
-    return printCheckpoints(io, checkpoints);
-  }
-  const page = await withModel(ctx, model, () =>
-    ctx
-      .training()
-      .listCheckpoints(model.id, { after: options.after, limit: options.limit, order: options.order }),
-  );
-  if (ctx.json) io.json(page.data);
-  else printCheckpoints(io, page.data);
-  if (page.has_more && page.last_id) {
-    io.info(
-      `More checkpoints: aip checkpoints list ${ref} --after ${page.last_id}${options.order ? ` --order ${options.order}` : ''} (or --all)`,
-    );
-  }
+export function registerList(checkpoints: Parent, ctx: Context): void {
+  define(checkpoints).action(async (model, options) => {
+    const { runList } = await import('./list.run.js');
+    await runList(ctx, model, options);
+  });
 }

@@ -1,8 +1,21 @@
-import type { Context } from '../../context.js';
-import type { SettingKey } from '../../settings/keys.js';
+// `aip config get`: its argument, help and examples; the code that runs is get.run.ts.
 
-export async function runGet(ctx: Context, key: string): Promise<void> {
-  const resolved = ctx.settings.resolve(key as SettingKey);
-  if (ctx.json) ctx.io.json({ key, value: resolved.value ?? null, source: resolved.source });
-  else if (resolved.value !== undefined) ctx.io.out(resolved.value);
+import type { Context } from '../../context.js';
+import { examples } from '../examples.js';
+import type { Parent } from '../types.js';
+import { keyArgument } from './flags.js';
+
+function define(config: Parent) {
+  const get = config
+    .command('get')
+    .description('print the value in effect for a setting')
+    .addArgument(keyArgument());
+  return examples(get, ['aip config get project', 'aip --profile local config get base-url']);
+}
+
+export function registerGet(config: Parent, ctx: Context): void {
+  define(config).action(async (key) => {
+    const { runGet } = await import('./get.run.js');
+    await runGet(ctx, key);
+  });
 }

@@ -1,24 +1,26 @@
+// `aip config list`: its flags, help and examples; the code that runs is list.run.ts.
+
 import type { Context } from '../../context.js';
-import { type Column, printTable } from '../../output/table.js';
-import { SETTING_KEYS } from '../../settings/keys.js';
-import type { Resolved } from '../../settings/resolve.js';
+import { examples } from '../examples.js';
+import type { OptionsOf, Parent } from '../types.js';
 
-type Row = Resolved & { key: string };
+function define(config: Parent) {
+  const list = config
+    .command('list')
+    .description('show every setting in effect; --sources says where each comes from')
+    .option('--sources', 'add the source of each value: flag, env, config, built-in or default');
+  return examples(list, [
+    'aip config list',
+    'aip config list --sources',
+    'aip --profile local config list --json',
+  ]);
+}
 
-export async function runList(ctx: Context, opts: { sources?: boolean }): Promise<void> {
-  const { io, settings } = ctx;
-  const rows: Row[] = SETTING_KEYS.map((key) => ({ key, ...settings.resolve(key) }));
-  if (ctx.json) {
-    const value = (r: Row) =>
-      opts.sources ? { value: r.value ?? null, source: r.source } : (r.value ?? null);
-    io.json(Object.fromEntries(rows.map((r) => [r.key, value(r)])));
-    return;
-  }
-  const columns: Column<Row>[] = [
-    { header: 'key', value: (r) => r.key },
-    { header: 'value', value: (r) => r.value ?? '' },
-  ];
-  if (opts.sources)
-    columns.push({ header: 'source', value: (r) => r.source, color: (text, _r, s) => s.dim(text) });
-  printTable(io, rows, columns);
+export type ListOptions = OptionsOf<typeof define>;
+
+export function registerList(config: Parent, ctx: Context): void {
+  define(config).action(async (options) => {
+    const { runList } = await import('./list.run.js');
+    await runList(ctx, options);
+  });
 }

@@ -1,35 +1,19 @@
-import type { Context } from '../../context.js';
-import { printTable } from '../../output/table.js';
-import { readConfigFile } from '../../settings/config-file.js';
-import { BUILTIN_PROFILES } from '../../settings/profiles.js';
+// `aip config profiles`: its help and examples; the code that runs is profiles.run.ts.
 
-export async function runPath(ctx: Context): Promise<void> {
-  ctx.io.out(ctx.configFile);
+import type { Context } from '../../context.js';
+import { examples } from '../examples.js';
+import type { Parent } from '../types.js';
+
+function define(config: Parent) {
+  const profiles = config
+    .command('profiles')
+    .description('list the profiles: built in (default, local, forge) and stored');
+  return examples(profiles, ['aip config profiles', 'AIP_PROFILE=local aip health']);
 }
 
-export async function runProfiles(ctx: Context): Promise<void> {
-  const { io, settings } = ctx;
-  const stored = readConfigFile(settings.configFile).profiles;
-  const names = [...new Set([...Object.keys(BUILTIN_PROFILES), ...Object.keys(stored)])];
-  const rows = names.map((name) => ({
-    name,
-    active: name === settings.profile,
-    builtin: Object.hasOwn(BUILTIN_PROFILES, name),
-    stored: Object.hasOwn(stored, name),
-    key_stored: Boolean(stored[name]?.['api-key']),
-  }));
-  if (ctx.json) return io.json(rows);
-  printTable(io, rows, [
-    { header: 'active', value: (r) => (r.active ? '*' : '') },
-    { header: 'name', value: (r) => r.name, color: (t, r, s) => (r.active ? s.bold(t) : t) },
-    {
-      header: 'kind',
-      value: (r) => [r.builtin && 'built-in', r.stored && 'stored'].filter(Boolean).join(', '),
-    },
-    {
-      header: 'key',
-      value: (r) =>
-        r.key_stored ? 'stored' : r.builtin && BUILTIN_PROFILES[r.name]?.['api-key'] ? 'built-in' : '',
-    },
-  ]);
+export function registerProfiles(config: Parent, ctx: Context): void {
+  define(config).action(async () => {
+    const { runProfiles } = await import('./profiles.run.js');
+    await runProfiles(ctx);
+  });
 }

@@ -1,44 +1,27 @@
-// `aip config set` / `unset`: change one setting of the profile. Values are checked before anything
-// is written, and the write is atomic (config-writer.ts).
+// `aip config set`: its arguments, help and examples; the code that runs is set.run.ts.
 
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { updateConfig } from '../../settings/json-store.js';
-import { SETTINGS, type SettingKey } from '../../settings/keys.js';
+import { SETTING_KEYS } from '../../settings/keys.js';
+import { examples } from '../examples.js';
+import type { Parent } from '../types.js';
+import { keyArgument } from './flags.js';
 
-function overriddenBy(ctx: Context, key: SettingKey): string | undefined {
-  const env = SETTINGS[key].env;
-  return env && ctx.env[env]?.trim() ? env : undefined;
+function define(config: Parent) {
+  const set = config
+    .command('set')
+    .description(`store a setting in the profile: ${SETTING_KEYS.join(', ')}`)
+    .addArgument(keyArgument())
+    .argument('<value>', 'the value to store');
+  return examples(set, [
+    'aip config set project my-team/my-project',
+    'aip --profile staging config set base-url https://staging.example.com/v1',
+    'aip config set output json',
+  ]);
 }
 
-export async function runSet(ctx: Context, key: string, rawValue: string): Promise<void> {
-  const spec = SETTINGS[key as SettingKey];
-  let value: string;
-  try {
-    value = spec.normalize(rawValue);
-  } catch (error) {
-    throw new UsageError(`invalid value for ${key}: ${(error as Error).message}`);
-  }
-  const { settings, io } = ctx;
-  settings.allowNewProfile();
-  await updateConfig(settings.configFile, (data) => {
-    data.profiles[settings.profile] = { ...data.profiles[settings.profile], [key]: value };
+export function registerSet(config: Parent, ctx: Context): void {
+  define(config).action(async (key, value) => {
+    const { runSet } = await import('./set.run.js');
+    await runSet(ctx, key, value);
   });
-  io.info(`Set ${key} to ${value} in profile "${settings.profile}"`);
-  const warning = spec.warning?.(value);
-  if (warning) io.warn(warning);
-  const env = overriddenBy(ctx, key as SettingKey);
-  if (env) io.warn(`${env} is set in the environment and overrides this value`);
-}
-
-export async function runUnset(ctx: Context, key: string): Promise<void> {
-  const { settings, io } = ctx;
-  const profile = settings.profile;
-  settings.storedProfile(); // a profile name that does not exist is a typo, reported as such
-  const wrote = await updateConfig(settings.configFile, (data) => {
-    const stored = data.profiles[profile];
-    if (stored?.[key as SettingKey] === undefined) return false;
-    delete stored[key as SettingKey];
-  });
-  io.info(wrote ? `Unset ${key} in profile "${profile}"` : `${key} is not set in profile "${profile}"`);
 }

@@ -11,8 +11,8 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
-import { EMULATOR_DEFAULT_KEY } from '../../emulator/defaults.js';
 import { isProcessAlive, removeStaleTemps, writeFileAtomic } from '../../fs/atomic-write.js';
+import { EMULATOR_DEFAULT_KEY } from '../../local-platform.js';
 import { rememberSecret } from '../../secrets.js';
 import { configDir } from '../../settings/config-file.js';
 

@@ -1,59 +1,27 @@
-// `aip emulator reset`: empties the emulator's state (models, checkpoints, jobs and their events,
-// logged trajectories, spans, the request record), after asking. A running emulator is told to
-// (through its control route, with the key of its record); with none running, the state directory is
-// opened and emptied in place (its lock refuses this while another emulator has it).
+// `aip emulator reset`: its flags, help and examples; the code that runs is reset.run.ts.
 
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Context } from '../../context.js';
-import { EMULATOR_DEFAULT_PORT, EMULATOR_HOST } from '../../emulator/defaults.js';
-import { DB_FILE } from '../../emulator/durable/sqlite.js';
-import { CliError } from '../../errors.js';
-import { confirmDestructive } from '../confirm.js';
-import { controlKeyOf, daemonFiles, healthOf, probeEmulator, readDaemonState } from './daemon.js';
-import { stateDirOf } from './start.js';
+import { examples } from '../examples.js';
+import type { OptionsOf, Parent } from '../types.js';
 
-export async function runReset(ctx: Context, opts: { stateDir?: string }): Promise<void> {
-  const { io } = ctx;
-  const record = readDaemonState(daemonFiles(ctx).state);
-  const origin = record?.origin ?? `http://${EMULATOR_HOST}:${EMULATOR_DEFAULT_PORT}`;
-  const key = controlKeyOf(record);
-  const running = healthOf(await probeEmulator(ctx, origin, key));
-  const dir = stateDirOf(ctx, { stateDir: opts.stateDir });
-  // A running emulator on another directory than the one named is not the one to empty.
-  const live = running && (opts.stateDir === undefined || running.state_dir === dir) ? running : undefined;
-  if (!live && !existsSync(join(dir!, DB_FILE))) {
-    io.info(`There is no emulator state in ${dir}: nothing to empty`);
-    return;
-  }
-  const where = live ? `the emulator at ${origin}${live.state_dir ? ` (${live.state_dir})` : ''}` : dir;
-  await confirmDestructive(
-    ctx,
-    `Empty ${where}: every model, checkpoint, job, logged trajectory, span and recorded request?`,
-    'empty the emulator',
-  );
-  if (live) {
-    const res = await ctx.deps.transport({
-      method: 'POST',
-      url: `${origin}/_emulator/reset`,
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: '{}',
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (res.status !== 200)
-      throw new CliError(`the emulator at ${origin} refused to reset (HTTP ${res.status})`);
-  } else {
-    // Loaded only here: the durable store and its binding are not every command's business.
-    const { openSqlitePersistence } = await import('../../emulator/durable/sqlite.js');
-    const { EmulatorState } = await import('../../emulator/state.js');
-    const persistence = openSqlitePersistence(dir!);
-    try {
-      const state = new EmulatorState([], { persistence });
-      state.reset();
-      state.requests.clear();
-    } finally {
-      persistence.close();
-    }
-  }
-  io.info(`Emptied ${where}`);
+function define(emulator: Parent) {
+  const reset = emulator
+    .command('reset')
+    .description(
+      "empty the emulator's state: models, checkpoints, jobs, logs, spans and the request record (asks first)",
+    )
+    .option(
+      '--state-dir <dir>',
+      "the state directory, when no emulator runs on it (default: aip's data directory)",
+    );
+  return examples(reset, ['aip emulator reset', 'aip emulator reset --yes   # in a script']);
+}
+
+export type ResetOptions = OptionsOf<typeof define>;
+
+export function registerReset(emulator: Parent, ctx: Context): void {
+  define(emulator).action(async (options) => {
+    const { runReset } = await import('./reset.run.js');
+    await runReset(ctx, options);
+  });
 }

@@ -1,114 +1,19 @@
-// `aip health`: one request per interface, in parallel, no key sent. The Training API has a health
-// endpoint that must answer 2xx; for the inference and trace hosts the question is reachability, so any
-// HTTP answer below 500 counts (a 401 or 405 is expected without a key; a 404 hints at a wrong URL).
+// `aip health`: its help and examples; the code that runs is health.run.ts.
 
-import type { Context, Service } from '../../context.js';
-import { ApiError, CliError, CommandFailedError } from '../../errors.js';
-import { printTable } from '../../output/table.js';
+import type { Context } from '../../context.js';
+import { examples } from '../examples.js';
+import type { Parent } from '../types.js';
 
-type CheckStatus = 'ok' | 'reachable' | 'error' | 'unreachable';
-
-export interface HealthCheck {
-  interface: Service;
-  url: string;
-  ok: boolean;
-  status: CheckStatus;
-  http_status: number | null;
-  latency_ms: number | null;
-  message: string | null;
-  response?: unknown;
+function define(program: Parent) {
+  const health = program
+    .command('health')
+    .description('check that the training, inference and trace endpoints answer (no key needed)');
+  return examples(health, ['aip health', 'aip health --json', 'aip --profile local health']);
 }
 
-/** A check and, when it failed, why (not printed: --json shows the check, the exit code the cause). */
-export type Checked = { check: HealthCheck; error?: CliError };
-
-const PROBES: Record<Service, string> = {
-  training: '/health',
-  inference: '/models',
-  trace: '/agents/otel/v1/traces',
-};
-
-function classify(status: number): { ok: boolean; status: CheckStatus; message: string | null } {
-  if (status >= 200 && status < 300) return { ok: true, status: 'ok', message: null };
-  return {
-    ok: true,
-    status: 'reachable',
-    message: `HTTP ${status}${status === 401 || status === 403 ? ' (no key sent)' : ''}`,
-  };
-}
-
-export async function checkInterface(ctx: Context, service: Service): Promise<Checked> {
-  const http = ctx.http(service, { auth: 'none' });
-  const path = PROBES[service];
-  const url = `${http.baseUrl}${path}`;
-  try {
-    const res = await http.request({
-      method: 'GET',
-      path,
-      auth: false,
-      // The training health endpoint must answer 2xx; elsewhere any answer below 500 is informative.
-      accept: service === 'training' ? undefined : (s) => s < 500,
-    });
-    const verdict = classify(res.status);
-    const result: HealthCheck = {
-      interface: service,
-      url,
-      ok: verdict.ok,
-      status: verdict.status,
-      http_status: res.status,
-      latency_ms: Math.round(res.elapsedMs * 10) / 10,
-      message: verdict.message,
-    };
-    if (service === 'training') result.response = res.data ?? null;
-    return { check: result };
-  } catch (error) {
-    if (!(error instanceof CliError)) throw error;
-    const status = error instanceof ApiError ? error.status : null;
-    const failed: HealthCheck = {
-      interface: service,
-      url,
-      ok: false,
-      status: status === null ? 'unreachable' : 'error',
-      http_status: status,
-      latency_ms: null,
-      message: error.message,
-    };
-    return { check: failed, error };
-  }
-}
-
-export async function runHealth(ctx: Context): Promise<void> {
-  const { io } = ctx;
-  const results = await io.withSpinner('Checking the training, inference and trace endpoints…', () =>
-    Promise.all((['training', 'inference', 'trace'] as const).map((service) => checkInterface(ctx, service))),
-  );
-  const checks = results.map((r) => r.check);
-
-  if (ctx.json) io.json(checks);
-  else if (!io.quiet) {
-    printTable(io, checks, [
-      { header: 'interface', value: (c) => c.interface },
-      {
-        header: 'status',
-        value: (c) => c.status,
-        color: (text, c, style) => (c.ok ? style.green(text) : style.red(text)),
-      },
-      {
-        header: 'latency',
-        value: (c) => (c.latency_ms === null ? '' : io.isStdoutTTY ? `${c.latency_ms} ms` : c.latency_ms),
-      },
-      { header: 'url', value: (c) => c.url },
-      { header: 'detail', value: (c) => c.message ?? '' },
-    ]);
-  }
-  const failed = results.filter((r) => r.error);
-  if (failed.length === 0) return;
-  // The message names every interface that failed and says why the first did; the exit code is that
-  // of the first failure's kind (a 429 is 6 here as everywhere).
-  const first = failed[0]!.error!;
-  const which = failed.map(({ check: c }) => `${c.interface} ${c.status}`).join(', ');
-  const message = `health check failed (${which}): ${first.message}`;
-  if (first instanceof ApiError)
-    throw new ApiError(message, first.status, first.requestId, { hint: first.hint, details: first.details });
-  throw new CommandFailedError(message, { hint: first.hint });
+export function registerHealth(program: Parent, ctx: Context): void {
+  define(program).action(async () => {
+    const { runHealth } = await import('./health.run.js');
+    await runHealth(ctx);
+  });
 }

@@ -1,224 +1,112 @@
-// `aip jobs create rl|sft`: everything is checked offline (the data, the config) before one POST is
-// sent, and that POST is never retried once it may have reached the server. --dry-run prints the
-// exact request instead; --wait follows the job to its end.
+// `aip jobs create rl` and `aip jobs create sft`: their flags, help and examples; the code that runs
+// is create.run.ts.
 
-import { readFileSync } from 'node:fs';
-import type { PreparedRequest, RequestOptions } from '../../api/http.js';
-import { lineLimitFrom } from '../../api/limits.js';
-import { rlJobRequest, sftJobRequest } from '../../api/training.js';
-import type { CreateRlJob, CreateSftJob, JobKind, JobResponse } from '../../api/types.js';
+import { type Command, InvalidArgumentError, Option, type OptionValues } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { isObject } from '../../json.js';
-import { printFields } from '../../output/table.js';
-import { readJobRegistry, rememberJob } from '../../registry/jobs.js';
-import { redactHeader } from '../../secrets.js';
-import { problemLines } from '../../validate/check-file.js';
-import { EXPERIMENTAL_FIELDS, SFT_CONFIG_FIELDS } from '../../validate/jobs-schema.js';
-import { type Fields, formatPath, obj, validate } from '../../validate/schema.js';
-import { checkSftFile } from '../../validate/sft.js';
-import { readTrajectoryGroups } from '../../validate/trajectory-file.js';
-import { type ModelRef, resolveModelArg, withModel } from '../models/resolve.js';
-import { jobRegistryFile } from './resolve.js';
-import { watchJob } from './watch.js';
+import { examples } from '../examples.js';
+import { parseInterval, parseNumber, parseNumberList } from '../parsers.js';
+import type { OptionsOf, Parent } from '../types.js';
 
-interface CommonOptions {
-  model: string;
-  config?: string;
-  wait?: boolean;
-  interval?: number;
-  dryRun?: boolean;
-}
+const MODEL = 'model id, or a name created from this machine';
 
-export interface RlOptions extends CommonOptions {
-  file: string;
-  learningRate?: number;
-  lossFn?: string;
-  klPenaltyCoef?: number;
-  epsilon?: number;
-  advantageBalance?: number;
-  allowTrainingWithoutLogprobs?: boolean;
-}
-
-export interface SftOptions extends CommonOptions {
-  dataUrl: string;
-  file?: string;
-  batchSize?: number | 'auto';
-  learningRate?: number | number[];
-  assistantTurns?: string;
-  experimentalConfig?: string;
-}
-
-/** A JSON object given inline ('{…}') or as a file path (optionally '@path'). */
-export function loadJsonObject(value: string, flag: string): Record<string, unknown> {
-  const inline = value.trim().startsWith('{');
-  let text = value;
-  if (!inline) {
-    const path = value.startsWith('@') ? value.slice(1) : value;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        `${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code}); give a JSON object or a file holding one`,
-      );
-    }
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${flag}: not valid JSON (${(error as Error).message.split('\n')[0]})`);
-  }
-  if (!isObject(parsed)) throw new UsageError(`${flag}: expected a JSON object`);
-  return parsed;
-}
-
-/** Checks settings against the schema's fields; an unknown name is refused (a typo, most likely). */
-function checkSettings(settings: Record<string, unknown>, fields: Fields, what: string, flag: string): void {
-  const problems = validate(obj({}, fields), settings).map((i) => `${what}.${formatPath(i.path)}: ${i.msg}`);
-  for (const key of Object.keys(settings)) {
-    if (!Object.hasOwn(fields, key))
-      problems.push(`${what}.${key}: not a setting of ${what}; known: ${Object.keys(fields).join(', ')}`);
-  }
-  if (problems.length > 0)
-    throw new UsageError(
-      `${flag}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the ${what}; nothing was sent`,
-      { details: problems },
+/** The flags both kinds of job take, after their own. */
+function waitOptions<Args extends unknown[], Opts extends OptionValues, Globals extends OptionValues>(
+  command: Command<Args, Opts, Globals>,
+) {
+  return command
+    .option('--wait', 'follow the job to its end (exit 0 succeeded, 5 failed, 7 --timeout reached)')
+    .option('--interval <seconds>', 'seconds between polls while waiting (default 1)', parseInterval)
+    .option(
+      '--dry-run',
+      'print the exact request (method, URL, headers with the key masked, body) and send nothing',
     );
 }
 
-/** Drops the flags that were not given, so that they do not override the config. */
-function given(values: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+function parseBatchSize(value: string): number | 'auto' {
+  if (value === 'auto') return value;
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new InvalidArgumentError('expected a whole number or auto');
+  return Number(value);
 }
 
-function printDryRun(ctx: Context, request: PreparedRequest): void {
-  const { io } = ctx;
-  const headers = Object.fromEntries(
-    Object.entries(request.headers).map(([k, v]) => [k, redactHeader(k, v)]),
+function defineRl(create: Parent) {
+  const rl = waitOptions(
+    create
+      .command('rl')
+      .description('an RL job from trajectory groups (JSON Lines or a JSON array; - for stdin)')
+      .requiredOption('--model <model>', MODEL)
+      .requiredOption('--file <path>', 'trajectory groups to train on')
+      .option('--learning-rate <x>', 'learning rate (e.g. 5e-6)', parseNumber('--learning-rate'))
+      .addOption(new Option('--loss-fn <fn>', 'loss function').choices(['cispo', 'ppo']))
+      .option('--kl-penalty-coef <x>', 'KL penalty coefficient', parseNumber('--kl-penalty-coef'))
+      .option('--epsilon <x>', 'clipping epsilon', parseNumber('--epsilon'))
+      .option('--advantage-balance <x>', 'advantage balance, -1 to 1', parseNumber('--advantage-balance'))
+      .option('--allow-training-without-logprobs', 'train on choices that carry no logprobs')
+      .option(
+        '--config <json|file>',
+        'more experimental_config settings: a JSON object, or a file holding one',
+      ),
   );
-  // A job request's body is JSON text (only trace batches are binary).
-  const text = request.body === undefined ? undefined : request.body.toString();
-  const body = text === undefined ? undefined : JSON.parse(text);
-  if (ctx.json) {
-    io.json({ method: request.method, url: request.url, headers, body });
-    return;
-  }
-  io.out(`${request.method} ${request.url}`);
-  for (const [name, value] of Object.entries(headers)) io.out(`${name}: ${value}`);
-  io.out();
-  io.out(io.isStdoutTTY ? JSON.stringify(body, null, 2) : (text ?? ''));
-  io.info('Dry run: nothing was sent');
-}
-
-async function submit(
-  ctx: Context,
-  kind: JobKind,
-  model: ModelRef,
-  request: RequestOptions,
-  options: CommonOptions,
-): Promise<void> {
-  const { io } = ctx;
-  if (options.dryRun) {
-    // A dry run shows the request even without a key (the real one would stop with exit 4).
-    const training = ctx.training({ auth: 'optional' });
-    if (!ctx.settings.apiKey())
-      io.warn('no API key: the real request would fail (aip auth login, or AIP_API_KEY)');
-    printDryRun(ctx, training.http.prepare(request));
-    return;
-  }
-  const training = ctx.training();
-  // Readable before the job exists: a create that succeeded must not look like a failure.
-  const registry = jobRegistryFile(ctx);
-  readJobRegistry(registry);
-  // The only 404 a create can meet is for its model: one named here may be stale.
-  const job = await withModel(ctx, model, () => training.send<JobResponse>(request));
-  try {
-    await rememberJob(registry, {
-      id: job.id,
-      kind,
-      model_id: model.id,
-      model: model.entry ? `${model.entry.entity}/${model.entry.project}/${model.entry.name}` : model.id,
-      base_url: ctx.serviceUrl('training'),
-      created_at: job.created_at ?? new Date().toISOString(),
-    });
-  } catch (error) {
-    io.warn(`the job was created, but could not be remembered (${(error as Error).message}); use its id`);
-  }
-  if (options.wait) {
-    // The id is the result (for scripts: id=$(aip -q jobs create … --wait)); --json gives the end state.
-    if (!ctx.json) io.out(job.id);
-    io.info(
-      `Created ${kind.toUpperCase()} job for ${model.label}; following it (Ctrl-C stops watching, not the job)`,
-    );
-    return watchJob(ctx, job.id, { intervalSeconds: options.interval });
-  }
-  if (ctx.json) return io.json(job);
-  if (io.quiet) return io.out(job.id);
-  printFields(io, [
-    ['id', job.id],
-    ['kind', kind],
-    ['model', model.label],
+  return examples(rl, [
+    'aip jobs create rl --model agent-001 --file groups.jsonl --wait',
+    'aip jobs create rl --model agent-001 --file groups.jsonl --learning-rate 1e-5 --config \'{"scale_rewards": false}\'',
+    'aip jobs create rl --model agent-001 --file groups.jsonl --dry-run',
   ]);
-  io.info(`Follow it with: ${ctx.commandLine(['jobs', 'wait', job.id])}`);
 }
 
-export async function runCreateRl(ctx: Context, options: RlOptions): Promise<void> {
-  const model = resolveModelArg(ctx, options.model);
-  const fromFile = options.config === undefined ? {} : loadJsonObject(options.config, '--config');
-  const experimental = {
-    ...fromFile,
-    ...given({
-      learning_rate: options.learningRate,
-      loss_fn: options.lossFn,
-      kl_penalty_coef: options.klPenaltyCoef,
-      epsilon: options.epsilon,
-      advantage_balance: options.advantageBalance,
-      allow_training_without_logprobs: options.allowTrainingWithoutLogprobs,
-    }),
-  };
-  checkSettings(experimental, EXPERIMENTAL_FIELDS, 'experimental_config', '--config');
-  const { groups } = await readTrajectoryGroups(ctx, options.file);
-  const body: CreateRlJob = { model_id: model.id, trajectory_groups: groups };
-  if (Object.keys(experimental).length > 0) body.experimental_config = experimental;
-  await submit(ctx, 'rl', model, rlJobRequest(body), options);
-}
-
-/** A local copy of SFT data, checked: every problem on stderr, then a usage error (nothing sent). */
-async function requireValidSftFile(ctx: Context, path: string): Promise<void> {
-  const { checked } = await checkSftFile(path, ctx.io, lineLimitFrom(ctx.env));
-  if (checked.problemCount === 0) return;
-  for (const line of problemLines(checked)) ctx.io.err(line);
-  throw new UsageError(
-    `${checked.name}: ${checked.problemCount} problem${checked.problemCount === 1 ? '' : 's'} in ${checked.documents} training examples; nothing was sent`,
+function defineSft(create: Parent) {
+  const sft = waitOptions(
+    create
+      .command('sft')
+      .description('an SFT job from training data already in W&B Artifacts')
+      .requiredOption('--model <model>', MODEL)
+      .requiredOption(
+        '--data-url <url>',
+        'wandb-artifact:///entity/project/name:version of the training JSONL',
+      )
+      .option('--file <path>', 'a local copy of the data, checked before anything is sent')
+      .option('--batch-size <n|auto>', 'examples per batch, or auto', parseBatchSize)
+      .option('--learning-rate <x[,x…]>', 'learning rate, or one per batch', parseNumberList)
+      .addOption(
+        new Option('--assistant-turns <which>', 'train on all assistant turns or the last').choices([
+          'all',
+          'last',
+        ]),
+      )
+      .option(
+        '--config <json|file>',
+        'more config (SFTTrainingConfig) settings: a JSON object, or a file holding one',
+      )
+      .option(
+        '--experimental-config <json|file>',
+        'experimental_config: a JSON object, or a file holding one',
+      ),
   );
+  return examples(sft, [
+    'aip jobs create sft --model agent-001 --data-url wandb-artifact:///team/proj/train:v0 --file train.jsonl --wait',
+    'aip jobs create sft --model agent-001 --data-url wandb-artifact:///team/proj/train:v0 --batch-size 16 --learning-rate 1e-5',
+  ]);
 }
 
-export async function runCreateSft(ctx: Context, options: SftOptions): Promise<void> {
-  const model = resolveModelArg(ctx, options.model);
-  const config = {
-    ...(options.config === undefined ? {} : loadJsonObject(options.config, '--config')),
-    ...given({
-      batch_size: options.batchSize,
-      learning_rate: options.learningRate,
-      assistant_turns: options.assistantTurns,
-    }),
-  };
-  checkSettings(config, SFT_CONFIG_FIELDS, 'config', '--config');
-  const experimental =
-    options.experimentalConfig === undefined
-      ? undefined
-      : loadJsonObject(options.experimentalConfig, '--experimental-config');
-  const dataUrl = options.dataUrl.trim();
-  if (!dataUrl) throw new UsageError('--data-url must not be empty');
-  if (!dataUrl.startsWith('wandb-artifact:///')) {
-    ctx.io.warn(
-      `--data-url "${dataUrl}" is not a wandb-artifact:/// URL; the platform expects wandb-artifact:///entity/project/name:version`,
-    );
-  }
-  if (options.file !== undefined) await requireValidSftFile(ctx, options.file);
-  const body: CreateSftJob = { model_id: model.id, training_data_url: dataUrl };
-  if (Object.keys(config).length > 0) body.config = config;
-  if (experimental) body.experimental_config = experimental;
-  await submit(ctx, 'sft', model, sftJobRequest(body), options);
+export type CreateRlOptions = OptionsOf<typeof defineRl>;
+export type CreateSftOptions = OptionsOf<typeof defineSft>;
+
+export function registerCreate(jobs: Parent, ctx: Context): void {
+  const create = examples(
+    jobs
+      .command('create')
+      .description('create an RL or SFT training job (checked offline first; never sent twice)'),
+    [
+      'aip jobs create rl --model agent-001 --file groups.jsonl',
+      'aip jobs create sft --model agent-001 --data-url wandb-artifact:///team/proj/data:v0',
+    ],
+  );
+  defineRl(create).action(async (options) => {
+    const { runCreateRl } = await import('./create.run.js');
+    await runCreateRl(ctx, options);
+  });
+  defineSft(create).action(async (options) => {
+    const { runCreateSft } = await import('./create.run.js');
+    await runCreateSft(ctx, options);
+  });
 }

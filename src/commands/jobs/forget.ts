@@ -1,37 +1,30 @@
-// `aip jobs forget <job>… | --all | --stale`: drop remembered jobs (jobs.json) of this base URL. The
-// server is never asked to change anything; --stale only asks which jobs it still knows.
+// `aip jobs forget`: its arguments, flags, help and examples; the code that runs is forget.run.ts.
 
 import type { Context } from '../../context.js';
-import { NotFoundError } from '../../errors.js';
-import { type ForgetOptions, runForget } from '../../registry/forget.js';
-import { forgetJobs, type RegisteredJob, readJobRegistry, resolveJobEntry } from '../../registry/jobs.js';
-import { jobIsGone, jobRegistryFile } from './resolve.js';
+import { examples } from '../examples.js';
+import { forgetOptions } from '../forget.js';
+import type { OptionsOf, Parent } from '../types.js';
+import { JOB } from './flags.js';
 
-export async function runJobsForget(
-  ctx: Context,
-  refs: readonly string[],
-  options: ForgetOptions,
-): Promise<void> {
-  const file = jobRegistryFile(ctx);
-  const baseUrl = ctx.serviceUrl('training');
-  await runForget<RegisteredJob>(
-    ctx,
-    {
-      noun: 'job',
-      read: () => readJobRegistry(file).jobs,
-      resolve: (ref) => {
-        const { id, entry } = resolveJobEntry(readJobRegistry(file), ref, baseUrl);
-        if (!entry)
-          throw new NotFoundError(
-            `job ${id} is not remembered for ${baseUrl}: nothing to forget (aip forgets only what it remembers)`,
-          );
-        return entry;
-      },
-      isGone: (entry) => jobIsGone(ctx, entry.id),
-      forget: (ids) => forgetJobs(file, ids, baseUrl),
-      describe: (entry) => `${entry.id} (${entry.kind}, ${entry.model})`,
-    },
-    refs,
-    options,
-  );
+function define(jobs: Parent) {
+  const forget = jobs
+    .command('forget')
+    .description(
+      'forget jobs remembered on this machine, for this base URL (the server is not asked to change anything)',
+    )
+    .argument('[job...]', JOB);
+  return examples(forgetOptions(forget, 'job'), [
+    'aip jobs forget 3f0c',
+    'aip --profile local jobs forget --stale',
+    'aip jobs forget --all --yes',
+  ]);
+}
+
+export type ForgetOptions = OptionsOf<typeof define>;
+
+export function registerForget(jobs: Parent, ctx: Context): void {
+  define(jobs).action(async (refs, options) => {
+    const { runJobsForget } = await import('./forget.run.js');
+    await runJobsForget(ctx, refs, options);
+  });
 }

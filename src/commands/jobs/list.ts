@@ -1,30 +1,19 @@
-import type { Context } from '../../context.js';
-import { printTable } from '../../output/table.js';
-import { showTime } from '../../output/time.js';
-import { readJobRegistry } from '../../registry/jobs.js';
-import { jobRegistryFile } from './resolve.js';
+// `aip jobs list`: its help and examples; the code that runs is list.run.ts.
 
-export async function runList(ctx: Context): Promise<void> {
-  const { io } = ctx;
-  const baseUrl = ctx.serviceUrl('training');
-  // The registry keeps the order jobs were created in: newest first is that order reversed.
-  const jobs = readJobRegistry(jobRegistryFile(ctx))
-    .jobs.filter((j) => j.base_url === baseUrl)
-    .reverse();
-  if (ctx.json) return io.json(jobs.map(({ base_url: _b, ...job }) => job));
-  if (io.quiet) {
-    for (const job of jobs) io.out(job.id);
-    return;
-  }
-  printTable(
-    io,
-    jobs,
-    [
-      { header: 'id', value: (j) => j.id },
-      { header: 'kind', value: (j) => j.kind },
-      { header: 'model', value: (j) => j.model },
-      { header: 'created', value: (j) => showTime(io, j.created_at) },
-    ],
-    { empty: `No jobs were created from this machine against ${baseUrl}` },
-  );
+import type { Context } from '../../context.js';
+import { examples } from '../examples.js';
+import type { Parent } from '../types.js';
+
+function define(jobs: Parent) {
+  const list = jobs
+    .command('list')
+    .description('the jobs created from this machine (the API cannot list them), newest first');
+  return examples(list, ['aip jobs list', 'aip jobs list -q | head -1']);
+}
+
+export function registerList(jobs: Parent, ctx: Context): void {
+  define(jobs).action(async () => {
+    const { runList } = await import('./list.run.js');
+    await runList(ctx);
+  });
 }

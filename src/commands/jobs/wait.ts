@@ -1,8 +1,27 @@
-import type { Context } from '../../context.js';
-import { resolveJobRef, withJob } from './resolve.js';
-import { watchJob } from './watch.js';
+// `aip jobs wait`: its argument, flags, help and examples; the code that runs is wait.run.ts.
 
-export async function runWait(ctx: Context, ref: string, options: { interval?: number }): Promise<void> {
-  const job = resolveJobRef(ctx, ref);
-  await withJob(ctx, job, () => watchJob(ctx, job.id, { intervalSeconds: options.interval }));
+import type { Context } from '../../context.js';
+import { examples } from '../examples.js';
+import { parseInterval } from '../parsers.js';
+import type { OptionsOf, Parent } from '../types.js';
+import { JOB } from './flags.js';
+
+function define(jobs: Parent) {
+  const wait = jobs
+    .command('wait')
+    .description(
+      'follow a job to its end: exit 0 succeeded, 5 failed, 7 --timeout reached; Ctrl-C stops watching, not the job',
+    )
+    .argument('<job>', JOB)
+    .option('--interval <seconds>', 'seconds between polls (default 1)', parseInterval);
+  return examples(wait, ['aip jobs wait 3f0c', 'aip --timeout 3600 jobs wait 3f0c || echo "not done"']);
+}
+
+export type WaitOptions = OptionsOf<typeof define>;
+
+export function registerWait(jobs: Parent, ctx: Context): void {
+  define(jobs).action(async (job, options) => {
+    const { runWait } = await import('./wait.run.js');
+    await runWait(ctx, job, options);
+  });
 }

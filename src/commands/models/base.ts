@@ -1,23 +1,17 @@
-import type { Context } from '../../context.js';
-import { ApiError, NotFoundError } from '../../errors.js';
-import { printTable } from '../../output/table.js';
+// `aip models base`: its help and examples; the code that runs is base.run.ts.
 
-export async function runBase(ctx: Context): Promise<void> {
-  const { io } = ctx;
-  let models: string[];
-  try {
-    models = await ctx.training({ auth: 'optional' }).baseModels();
-  } catch (error) {
-    // Older deployments lack the endpoint (api-contract.md §2.7).
-    if (error instanceof ApiError && error.status === 404) {
-      throw new NotFoundError(
-        `${ctx.serviceUrl('training')} does not list its trainable base models (no GET /preview/base-models); the platform documents OpenPipe/Qwen3-14B-Instruct and Qwen/Qwen3-30B-A3B-Instruct-2507`,
-      );
-    }
-    throw error;
-  }
-  if (ctx.json) return io.json(models);
-  printTable(io, models, [{ header: 'base model', value: (m) => m }], {
-    empty: `${ctx.serviceUrl('training')} lists no trainable base models`,
+import type { Context } from '../../context.js';
+import { examples } from '../examples.js';
+import type { Parent } from '../types.js';
+
+function define(models: Parent) {
+  const base = models.command('base').description('the base models the Training API can train');
+  return examples(base, ['aip models base']);
+}
+
+export function registerBase(models: Parent, ctx: Context): void {
+  define(models).action(async () => {
+    const { runBase } = await import('./base.run.js');
+    await runBase(ctx);
   });
 }

@@ -1,69 +1,29 @@
-// `aip models create`: POST /preview/models (never sent twice), then remembered locally so that later
-// commands can name the model instead of giving its UUID.
+// `aip models create`: its flags, help and examples; the code that runs is create.run.ts.
 
-import type { ModelResponse } from '../../api/types.js';
 import type { Context } from '../../context.js';
-import { ApiError, UsageError } from '../../errors.js';
-import { printFields } from '../../output/table.js';
-import { fullName, readModelRegistry, rememberModel } from '../../registry/models.js';
-import { modelRegistryFile } from './resolve.js';
+import { examples } from '../examples.js';
+import type { OptionsOf, Parent } from '../types.js';
 
-export function printModel(ctx: Context, model: ModelResponse): void {
-  const { io } = ctx;
-  if (ctx.json) io.json(model);
-  else if (io.quiet) io.out(model.id);
-  else
-    printFields(io, [
-      ['id', model.id],
-      ['name', fullName(model)],
-      ['base model', model.base_model],
-      ['run id', model.run_id ?? ''],
-    ]);
+function define(models: Parent) {
+  const create = models
+    .command('create')
+    .description(
+      'create a trainable model in the project (--project or the project setting), and remember it by name',
+    )
+    .requiredOption('--name <name>', 'model name, unique within the project')
+    .requiredOption('--base-model <id>', 'base model to train from (see aip models base)')
+    .option('--return-existing', 'if a model of that name exists, return it instead of failing');
+  return examples(create, [
+    'aip models create --name agent-001 --base-model OpenPipe/Qwen3-14B-Instruct',
+    'aip --project my-team/mail models create --name agent-001 --base-model OpenPipe/Qwen3-14B-Instruct --return-existing -q',
+  ]);
 }
 
-export async function runCreate(
-  ctx: Context,
-  opts: { name: string; baseModel: string; returnExisting?: boolean },
-): Promise<void> {
-  const project = ctx.settings.get('project');
-  if (!project) {
-    throw new UsageError(
-      'no project to create the model in: pass --project team/project, or aip config set project team/project',
-    );
-  }
-  const [entity, projectName] = project.split('/') as [string, string];
-  // The registry must be readable before the model exists: a create that succeeded must not be
-  // reported as a failure because it could not be remembered.
-  const registry = modelRegistryFile(ctx);
-  readModelRegistry(registry);
-  let model: ModelResponse;
-  try {
-    model = await ctx.training().createModel({
-      entity,
-      project: projectName,
-      name: opts.name,
-      base_model: opts.baseModel,
-      return_existing: opts.returnExisting === true,
-    });
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 409)
-      error.hint = 'pass --return-existing to get the existing model';
-    throw error;
-  }
-  printModel(ctx, model);
-  try {
-    await rememberModel(registry, {
-      id: model.id,
-      entity: model.entity,
-      project: model.project,
-      name: model.name,
-      base_model: model.base_model,
-      base_url: ctx.serviceUrl('training'),
-      created_at: new Date().toISOString(),
-    });
-  } catch (error) {
-    ctx.io.warn(
-      `the model was created, but could not be remembered by name (${(error as Error).message}); use its id`,
-    );
-  }
+export type CreateOptions = OptionsOf<typeof define>;
+
+export function registerCreate(models: Parent, ctx: Context): void {
+  define(models).action(async (options) => {
+    const { runCreate } = await import('./create.run.js');
+    await runCreate(ctx, options);
+  });
 }

@@ -1,43 +1,29 @@
-// `aip models forget <model>… | --all | --stale`: drop remembered names (models.json) of this base URL.
-// The server is never asked to change anything; --stale only asks which models it still knows.
+// `aip models forget`: its arguments, flags, help and examples; the code that runs is forget.run.ts.
 
 import type { Context } from '../../context.js';
-import { NotFoundError } from '../../errors.js';
-import { type ForgetOptions, runForget } from '../../registry/forget.js';
-import {
-  forgetModels,
-  fullName,
-  type RegisteredModel,
-  readModelRegistry,
-  resolveModel,
-} from '../../registry/models.js';
-import { modelIsGone, modelRegistryFile } from './resolve.js';
+import { examples } from '../examples.js';
+import { forgetOptions } from '../forget.js';
+import type { OptionsOf, Parent } from '../types.js';
 
-export async function runModelsForget(
-  ctx: Context,
-  refs: readonly string[],
-  options: ForgetOptions,
-): Promise<void> {
-  const file = modelRegistryFile(ctx);
-  const baseUrl = ctx.serviceUrl('training');
-  await runForget<RegisteredModel>(
-    ctx,
-    {
-      noun: 'model',
-      read: () => readModelRegistry(file).models,
-      resolve: (ref) => {
-        const { id, entry } = resolveModel(readModelRegistry(file), ref, baseUrl);
-        if (!entry)
-          throw new NotFoundError(
-            `model ${id} is not remembered for ${baseUrl}: nothing to forget (aip forgets only what it remembers)`,
-          );
-        return entry;
-      },
-      isGone: (entry) => modelIsGone(ctx, entry.id),
-      forget: (ids) => forgetModels(file, ids, baseUrl),
-      describe: (entry) => `${fullName(entry)} (${entry.id})`,
-    },
-    refs,
-    options,
-  );
+function define(models: Parent) {
+  const forget = models
+    .command('forget')
+    .description(
+      'forget remembered names on this machine, for this base URL (the server is not asked to delete anything)',
+    )
+    .argument('[model...]', 'a name created from this machine (team/project/name or name), or its id');
+  return examples(forgetOptions(forget, 'model'), [
+    'aip models forget agent-001',
+    'aip --profile local models forget --stale',
+    'aip models forget --all --yes',
+  ]);
+}
+
+export type ForgetOptions = OptionsOf<typeof define>;
+
+export function registerForget(models: Parent, ctx: Context): void {
+  define(models).action(async (refs, options) => {
+    const { runModelsForget } = await import('./forget.run.js');
+    await runModelsForget(ctx, refs, options);
+  });
 }

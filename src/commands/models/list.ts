@@ -1,29 +1,21 @@
-import { openaiClient, sdkCall } from '../../api/openai.js';
-import type { Context } from '../../context.js';
-import { printTable } from '../../output/table.js';
+// `aip models list`: its help and examples; the code that runs is list.run.ts.
 
-export async function runList(ctx: Context): Promise<void> {
-  const { io } = ctx;
-  const client = await openaiClient(ctx, 'inference');
-  const where = { method: 'GET', url: `${ctx.serviceUrl('inference')}/models`, timeoutMs: ctx.timeoutMs };
-  const models = await sdkCall('inference', where, async () => {
-    const all = [];
-    for await (const model of client.models.list()) all.push(model);
-    return all;
+import type { Context } from '../../context.js';
+import { examples } from '../examples.js';
+import type { Parent } from '../types.js';
+
+function define(models: Parent) {
+  const list = models
+    .command('list')
+    .description(
+      'the Inference API model list (the openai SDK, with the OpenAI-Project header of the project)',
+    );
+  return examples(list, ['aip models list', 'aip models list --json | jq -r ".[].id"', 'aip models list -q']);
+}
+
+export function registerList(models: Parent, ctx: Context): void {
+  define(models).action(async () => {
+    const { runList } = await import('./list.run.js');
+    await runList(ctx);
   });
-  if (ctx.json) return io.json(models);
-  if (io.quiet) {
-    for (const model of models) io.out(model.id);
-    return;
-  }
-  // An empty list has happened on the real service (api-contract.md §3.4): say so, but it is no error.
-  printTable(
-    io,
-    models,
-    [
-      { header: 'id', value: (m) => m.id },
-      { header: 'owned by', value: (m) => m.owned_by },
-    ],
-    { empty: 'The inference API lists no models' },
-  );
 }

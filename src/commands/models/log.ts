@@ -1,25 +1,32 @@
-// `aip models log`: the file is checked offline, whole, before anything is sent; then one POST.
+// `aip models log`: its argument, flags, help and examples; the code that runs is log.run.ts.
 
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { readTrajectoryGroups } from '../../validate/trajectory-file.js';
-import { resolveModelArg, withModel } from './resolve.js';
+import { examples } from '../examples.js';
+import type { OptionsOf, Parent } from '../types.js';
 
-export async function runLog(
-  ctx: Context,
-  ref: string,
-  opts: { split: string; file: string },
-): Promise<void> {
-  const { io } = ctx;
-  if (!opts.split.trim()) throw new UsageError('--split must not be empty');
-  const model = resolveModelArg(ctx, ref);
-  const { groups, stats } = await readTrajectoryGroups(ctx, opts.file);
-  const result = await withModel(ctx, model, () =>
-    ctx.training().logTrajectories(model.id, { split: opts.split, trajectory_groups: groups }),
-  );
-  if (ctx.json) return io.json(result ?? null);
-  const rewards = stats.minReward === undefined ? '' : `, rewards ${stats.minReward} to ${stats.maxReward}`;
-  io.info(
-    `Logged ${stats.groups} groups (${stats.trajectories} trajectories${rewards}) to split "${opts.split}" of ${model.label}`,
-  );
+function define(models: Parent) {
+  const log = models
+    .command('log')
+    .description(
+      'log trajectory groups to the model (checked offline first; nothing is sent if one is invalid)',
+    )
+    .argument('<model>', 'model id, or a name created from this machine')
+    .requiredOption('--split <name>', 'the split to log to, e.g. train or val')
+    .requiredOption(
+      '--file <path>',
+      'trajectory groups: a JSON array, or JSON Lines (one group per line); - for stdin',
+    );
+  return examples(log, [
+    'aip models log agent-001 --split val --file groups.jsonl',
+    'generate-groups | aip models log agent-001 --split train --file -',
+  ]);
+}
+
+export type LogOptions = OptionsOf<typeof define>;
+
+export function registerLog(models: Parent, ctx: Context): void {
+  define(models).action(async (model, options) => {
+    const { runLog } = await import('./log.run.js');
+    await runLog(ctx, model, options);
+  });
 }

@@ -18,6 +18,7 @@ import {
   type TraceContext,
 } from '../../traces/span.js';
 import { VERSION } from '../../version.js';
+import type { SpanAttributeOptions } from './flags.js';
 
 export function configuredProject(ctx: Context): Project | undefined {
   return parseProject(ctx.settings.get('project'));
@@ -69,12 +70,8 @@ export async function sendSpans(
   return client.export(encodeRequest(spansRequest(resource, spans, VERSION)), spans.length, { signal });
 }
 
-export interface GenAiFlags {
-  operation?: GenAiOperation;
-  agent?: string;
-  conversation?: string;
-  tool?: string;
-}
+/** The GenAI flags of exec and span (flags.ts), as they are given them. */
+type GenAiFlags = Pick<SpanAttributeOptions, 'operation' | 'agent' | 'conversation' | 'tool'>;
 
 /** Each GenAI attribute exec and span set, and the flag that sets it. */
 const GEN_AI_FLAGS: Array<[key: string, flag: string, from: keyof GenAiFlags]> = [

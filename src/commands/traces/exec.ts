@@ -1,148 +1,36 @@
-// `aip traces exec -- <command…>`: runs the command inside a span, as a CI step would want: the
-// command keeps the terminal (stdin, stdout and stderr are its own), gets TRACEPARENT set to its span
-// so that what it traces nests under it, and its exit status becomes the span's status and aip's.
-// The span is sent before aip exits; a span that cannot be sent is a warning, never a changed status.
-// For the Agents view it is a GenAI span: the command is a tool the agent ran (execute_tool), or with
-// --agent the agent itself (invoke_agent).
+// `aip traces exec`: its argument, flags, help and examples; the code that runs is exec.run.ts.
 
-import { spawn } from 'node:child_process';
-import { constants } from 'node:os';
-import { basename } from 'node:path';
 import type { Context } from '../../context.js';
-import { ChildExitError, CliError } from '../../errors.js';
-import {
-  buildSpan,
-  formatTraceparent,
-  intAttr,
-  newSpanId,
-  nowNanos,
-  parseAttribute,
-  SpanKind,
-  StatusCode,
-  stringAttr,
-  stringsAttr,
-  traceFor,
-} from '../../traces/span.js';
-import {
-  defaultKind,
-  type GenAiFlags,
-  genAiAttributes,
-  incomingContext,
-  sendSpans,
-  spanResource,
-  traceClient,
-} from './common.js';
+import { examples } from '../examples.js';
+import type { OptionsOf, Parent } from '../types.js';
+import { spanAttributes } from './flags.js';
 
-export interface SpanFlags extends GenAiFlags {
-  attr?: string[];
-  kind?: keyof typeof SpanKind;
-  service?: string;
-  parent?: string;
+function define(traces: Parent) {
+  const exec = spanAttributes(
+    traces
+      .command('exec')
+      .description(
+        "run a command inside a span: its exit status is the span's status and aip's own; TRACEPARENT is read, and set for the command to its span, an execute_tool span of the command (or with --agent, invoke_agent)",
+      )
+      .argument('<command...>', 'the command and its arguments, after --')
+      .option(
+        '--name <name>',
+        'span name (default: the operation and the tool or agent, e.g. execute_tool make)',
+      ),
+  );
+  return examples(exec, [
+    'aip traces exec --name "unit tests" -- npm test',
+    'aip traces exec --attr ci.job=build --attr ci.attempt=2 -- make all',
+    'aip traces exec --tool web_search -- ./search.sh "$query"                # execute_tool web_search',
+    'aip traces exec --agent triage --conversation "$RUN_ID" -- ./triage.sh   # invoke_agent triage',
+  ]);
 }
 
-interface Outcome {
-  /** aip's own exit status: the command's, or 128 + the signal that ended it. */
-  code: number;
-  status: { code: number; message?: string };
-  attributes: ReturnType<typeof intAttr>[];
-}
+export type ExecOptions = OptionsOf<typeof define>;
 
-const FORWARDED = ['SIGTERM', 'SIGHUP', 'SIGINT'] as const;
-
-function run(ctx: Context, command: string[], traceparent: string): Promise<Outcome> {
-  const { io } = ctx;
-  // The real terminal when aip has one; tests give aip streams of their own, which get the output.
-  const inherit = (io.stdin as unknown) === process.stdin;
-  const child = spawn(command[0]!, command.slice(1), {
-    stdio: inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'],
-    env: { ...ctx.env, TRACEPARENT: traceparent },
+export function registerExec(traces: Parent, ctx: Context): void {
+  define(traces).action(async (command, options) => {
+    const { runExec } = await import('./exec.run.js');
+    await runExec(ctx, command, options);
   });
-  child.stdout?.on('data', (d: Buffer) => io.write(d.toString()));
-  child.stderr?.on('data', (d: Buffer) => io.errWrite(d.toString()));
-  // Signals meant for the step reach the command; aip stays to record how it ended. Ctrl-C on a
-  // terminal reaches both already (they share the foreground process group), so SIGINT is passed on
-  // only when there is no terminal: sent twice, tools such as terraform take it as "force".
-  const onTerminal = io.isStdinTTY || io.isStdoutTTY || io.isStderrTTY;
-  const forward = (signal: NodeJS.Signals) => () => {
-    if (!(signal === 'SIGINT' && onTerminal)) child.kill(signal);
-  };
-  const handlers = FORWARDED.map((signal) => [signal, forward(signal)] as const);
-  for (const [signal, handler] of handlers) ctx.deps.signals.on(signal, handler);
-  return new Promise((resolve) => {
-    const finish = (outcome: Outcome) => {
-      for (const [signal, handler] of handlers) ctx.deps.signals.off(signal, handler);
-      resolve(outcome);
-    };
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      // Not started: as a shell says it, 127 for a command that is not there, 126 for one not runnable.
-      const code = error.code === 'ENOENT' ? 127 : 126;
-      const why = error.code === 'ENOENT' ? 'command not found' : `cannot run it (${error.code})`;
-      io.err(`aip traces exec: ${command[0]}: ${why}`);
-      finish({ code, status: { code: StatusCode.error, message: why }, attributes: [] });
-    });
-    child.once('close', (exitCode, signal) => {
-      const attributes = [intAttr('process.pid', child.pid ?? 0)];
-      if (signal) {
-        const number = constants.signals[signal] ?? 0;
-        finish({
-          code: 128 + number,
-          status: { code: StatusCode.error, message: `killed by ${signal}` },
-          attributes,
-        });
-        return;
-      }
-      const code = exitCode ?? 1;
-      attributes.push(intAttr('process.exit.code', code));
-      finish({
-        code,
-        status:
-          code === 0
-            ? { code: StatusCode.unset }
-            : { code: StatusCode.error, message: `exit status ${code}` },
-        attributes,
-      });
-    });
-  });
-}
-
-export async function runExec(
-  ctx: Context,
-  command: string[],
-  flags: SpanFlags & { name?: string },
-): Promise<void> {
-  // Everything that could stop the span from being sent is checked before the command runs.
-  const resource = spanResource(ctx, flags.service);
-  const client = traceClient(ctx);
-  const user = (flags.attr ?? []).map((a) => parseAttribute(a));
-  const tool = basename(command[0]!);
-  const genAi = genAiAttributes(flags, user, { operation: 'execute_tool', tool });
-  const context = traceFor(incomingContext(ctx, flags.parent));
-  const spanId = newSpanId();
-  const start = nowNanos();
-  const outcome = await run(ctx, command, formatTraceparent(context.traceId, spanId, context.flags));
-  const end = nowNanos();
-  const span = buildSpan({
-    name: flags.name ?? genAi.name ?? tool,
-    kind: SpanKind[flags.kind ?? defaultKind(genAi.operation)],
-    context,
-    spanId,
-    start,
-    end,
-    attributes: [
-      ...genAi.attributes,
-      stringAttr('process.executable.name', tool),
-      stringsAttr('process.command_args', command),
-      ...outcome.attributes,
-      ...user,
-    ],
-    status: outcome.status,
-  });
-  try {
-    const result = await sendSpans(client, resource, [span]);
-    if (result.rejected > 0)
-      ctx.io.warn(`the span was rejected: ${result.errorMessage || 'no reason given'}`);
-  } catch (error) {
-    ctx.io.warn(`the span could not be sent: ${error instanceof CliError ? error.message : String(error)}`);
-  }
-  if (outcome.code !== 0) throw new ChildExitError(outcome.code);
 }

@@ -1,157 +1,64 @@
-// `aip traces send <file|->`: check every span of the input, then send them in batches, a few at a
-// time, and say what the platform accepted. Nothing is sent when any span has a problem.
+// `aip traces send`: its argument, flags, help and examples; the code that runs is send.run.ts.
 
-import { lineLimitFrom } from '../../api/limits.js';
+import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
-import { CliError, InterruptedError, UsageError } from '../../errors.js';
-import { progress } from '../../output/progress.js';
-import { DEFAULT_LIMITS } from '../../traces/batches.js';
-import { type InputFormat, type ReadResult, readSpans } from '../../traces/read-input.js';
-import { type SendSummary, sendBatches } from '../../traces/send.js';
-import { onSpoolFailure } from '../../traces/spool.js';
-import { openSource, problemLines } from '../../validate/check-file.js';
-import { configuredProject, traceClient } from './common.js';
+import { examples } from '../examples.js';
+import type { OptionsOf, Parent } from '../types.js';
+import { wholeNumber } from './flags.js';
 
-export interface SendOptions {
-  format?: InputFormat;
-  batchSpans?: number;
-  batchBytes?: number;
-  concurrency?: number;
-  dryRun?: boolean;
-  workers?: number;
+/** "4MB", "512KB", "1048576". */
+function parseBytes(value: string): number {
+  const m = /^(\d+)\s*(B|KB|KiB|MB|MiB)?$/i.exec(value.trim());
+  const unit = { b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2 }[(m?.[2] ?? 'b').toLowerCase()];
+  const bytes = m ? Number(m[1]) * (unit ?? 1) : Number.NaN;
+  if (!(bytes >= 64 * 1024 && bytes <= 64 * 1024 ** 2))
+    throw new InvalidArgumentError('expected a size from 64KB to 64MB, e.g. 4MB');
+  return bytes;
 }
 
-const plural = (n: number, word: string, many = `${word}s`) =>
-  `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`;
-
-function rate(spans: number, seconds: number): string {
-  return seconds > 0 ? `${Math.round(spans / seconds).toLocaleString('en-US')} spans/s` : '';
-}
-
-export async function runSend(ctx: Context, file: string, options: SendOptions): Promise<void> {
-  const { io } = ctx;
-  // A missing key or a refused URL is known now, before a long read.
-  const client = options.dryRun ? undefined : traceClient(ctx);
-  const maxLineBytes = lineLimitFrom(ctx.env);
-  const source = openSource(file, io, maxLineBytes);
-  const show = progress(io);
-  const started = performance.now();
-  // Ctrl-C stops the reading (and the spool goes with it) as well as the sending.
-  const { signal: interrupted, release } = ctx.interruptible();
-  // So does a spool that cannot write (a full disk where TMPDIR is): the batches are all spooled
-  // before the first is sent, so then nothing was sent, and nothing will be.
-  const spoolFailed = new AbortController();
-  let spoolFailure: unknown;
-  const unwatch = onSpoolFailure((error) => {
-    spoolFailure ??= error;
-    spoolFailed.abort();
-  });
-  const signal = AbortSignal.any([interrupted, spoolFailed.signal]);
-  let input: ReadResult;
-  show.status(`Reading ${source.name}…`);
-  try {
-    input = await readSpans(source, {
-      limits: {
-        spans: options.batchSpans ?? DEFAULT_LIMITS.spans,
-        bytes: options.batchBytes ?? DEFAULT_LIMITS.bytes,
-      },
-      project: configuredProject(ctx),
-      format: options.format,
-      workers: options.workers,
-      maxLineBytes,
-      signal,
-      onProgress: (spans) => show.status(`Reading ${source.name}: ${plural(spans, 'span')}…`),
-    });
-  } catch (error) {
-    release();
-    if (spoolFailure !== undefined) throw spoolFailure;
-    if (error instanceof InterruptedError) io.err('Stopped while reading; nothing was sent');
-    throw error;
-  } finally {
-    unwatch();
-    show.done();
-  }
-  let summary: SendSummary | undefined;
-  try {
-    // Failed as the input ended, before the signal was looked at.
-    if (input.spool.failure !== undefined) throw input.spool.failure;
-    if (input.problemCount > 0) {
-      for (const line of problemLines(input)) io.err(line);
-      throw new UsageError(
-        `${input.name}: ${plural(input.problemCount, 'problem')} in ${plural(input.spans, 'span')}; nothing was sent`,
-      );
-    }
-    const readSeconds = (performance.now() - started) / 1000;
-    if (options.dryRun) {
-      report(ctx, input, undefined, readSeconds);
-      io.info('Dry run: nothing was sent');
-      return;
-    }
-    try {
-      summary = await sendBatches(input, client!, {
-        concurrency: options.concurrency ?? 4,
-        signal,
-        onProgress: (s) =>
-          show.status(
-            `Sending: ${plural(s.spansSent, 'span')} of ${s.spans.toLocaleString('en-US')} (${s.batchesSent}/${s.batches} batches)…`,
-          ),
-      });
-    } finally {
-      show.done();
-    }
-    report(ctx, input, summary, (performance.now() - started) / 1000);
-    if (summary.interrupted) throw new InterruptedError();
-    if (summary.failure) {
-      const { error } = summary.failure;
-      if (error instanceof CliError) {
-        error.message = `batch ${summary.failure.batch + 1} of ${summary.batches} failed: ${error.message}`;
-      }
-      throw error;
-    }
-    if (summary.rejected > 0) {
-      throw new CliError(
-        `the platform rejected ${plural(summary.rejected, 'span')}${summary.messages.length ? `: ${summary.messages.join('; ')}` : ''}`,
-      );
-    }
-  } finally {
-    release();
-    input.spool.close();
-  }
-}
-
-function report(ctx: Context, input: ReadResult, summary: SendSummary | undefined, seconds: number): void {
-  const { io } = ctx;
-  const format = `${input.format === 'json' ? 'OTLP/JSON' : 'OTLP protobuf'}${input.gzipped ? ', gzipped' : ''}`;
-  if (ctx.json) {
-    io.json({
-      file: input.name,
-      format: input.format,
-      gzipped: input.gzipped,
-      workers: input.workers,
-      spans: input.spans,
-      batches: input.batches.length,
-      sent: summary?.spansSent ?? 0,
-      accepted: summary?.accepted ?? 0,
-      rejected: summary?.rejected ?? 0,
-      messages: summary?.messages ?? [],
-      failed_batches: summary?.failure ? 1 : 0,
-      unsent_batches: summary ? summary.batches - summary.batchesSent : input.batches.length,
-      retried_batches: summary?.retried ?? 0,
-      seconds: Number(seconds.toFixed(3)),
-      spans_per_second: seconds > 0 ? Math.round((summary?.spansSent ?? input.spans) / seconds) : null,
-      dry_run: summary === undefined,
-    });
-    return;
-  }
-  if (!summary) {
-    io.out(
-      `${input.name} (${format}): ${plural(input.spans, 'span')} in ${plural(input.batches.length, 'batch', 'batches')}, all valid`,
+function define(traces: Parent) {
+  const send = traces
+    .command('send')
+    .description(
+      'send the spans of an OTLP/JSON (one document or JSON Lines) or OTLP protobuf file, gzipped or not; all of it is checked before anything is sent',
+    )
+    .argument('<file>', 'the file, or - for stdin')
+    .addOption(
+      new Option('--format <format>', 'the input format (default: from its first bytes)').choices([
+        'json',
+        'protobuf',
+      ]),
+    )
+    .option(
+      '--batch-spans <n>',
+      'most spans per request (default 512)',
+      wholeNumber('--batch-spans', 1, 100_000),
+    )
+    .option('--batch-bytes <size>', 'most protobuf bytes per request, before gzip (default 4MB)', parseBytes)
+    .option(
+      '--concurrency <n>',
+      'requests in flight at once (default 4)',
+      wholeNumber('--concurrency', 1, 64),
+    )
+    .option('--dry-run', 'check the input and count the batches; send nothing')
+    .option(
+      '--workers <n>',
+      'threads that read a large JSON Lines input (default: one per core, at most 4; 0: none)',
+      wholeNumber('--workers', 0, 16),
     );
-    return;
-  }
-  const batches = `${summary.batchesSent}/${summary.batches} batches`;
-  io.out(
-    `Sent ${plural(summary.spansSent, 'span')} of ${summary.spans.toLocaleString('en-US')} (${batches}, ${seconds.toFixed(1)}s, ${rate(summary.spansSent, seconds)}): ${summary.accepted.toLocaleString('en-US')} accepted, ${summary.rejected.toLocaleString('en-US')} rejected`,
-  );
-  if (summary.retried > 0) io.info(`${plural(summary.retried, 'batch', 'batches')} needed retries`);
+  return examples(send, [
+    'aip traces send spans.json',
+    'aip traces send otel-export.jsonl.gz --project my-team/agents',
+    'otelcol-export | aip traces send -',
+    'aip traces send spans.pb --json | jq .rejected',
+  ]);
+}
+
+export type SendOptions = OptionsOf<typeof define>;
+
+export function registerSend(traces: Parent, ctx: Context): void {
+  define(traces).action(async (file, options) => {
+    const { runSend } = await import('./send.run.js');
+    await runSend(ctx, file, options);
+  });
 }

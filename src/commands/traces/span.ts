@@ -1,75 +1,38 @@
-// `aip traces span --name N`: one span from the shell, for steps a wrapper cannot wrap (a start time
-// taken earlier, an end now). Prints the span's traceparent, so that later spans can nest under it.
-// A plain span unless a GenAI flag (--operation, --agent, --tool, --conversation) makes it one of the
-// Agents view's; those flags also name it when --name does not.
+// `aip traces span`: its flags, help and examples; the code that runs is span.run.ts.
 
+import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
-import { CliError, UsageError } from '../../errors.js';
-import {
-  buildSpan,
-  formatTraceparent,
-  newSpanId,
-  nowNanos,
-  parseAttribute,
-  parseTime,
-  SpanKind,
-  StatusCode,
-  traceFor,
-} from '../../traces/span.js';
-import {
-  defaultKind,
-  genAiAttributes,
-  incomingContext,
-  sendSpans,
-  spanResource,
-  traceClient,
-} from './common.js';
-import type { SpanFlags } from './exec.js';
+import { examples } from '../examples.js';
+import type { OptionsOf, Parent } from '../types.js';
+import { spanAttributes } from './flags.js';
 
-export interface SpanOptions extends SpanFlags {
-  name?: string;
-  start?: string;
-  end?: string;
-  status?: keyof typeof StatusCode;
-  statusMessage?: string;
+function define(traces: Parent) {
+  const span = spanAttributes(
+    traces
+      .command('span')
+      .description(
+        'send one span made from the command line, and print its traceparent; a plain span unless --operation, --agent, --tool or --conversation make it a GenAI one',
+      )
+      .option('--name <name>', 'span name (required for a plain span; default: e.g. invoke_agent NAME)')
+      .option('--start <time>', 'start: now, Unix seconds, or an RFC 3339 time (default now)')
+      .option('--end <time>', 'end (default now)')
+      .addOption(new Option('--status <status>', 'span status').choices(['unset', 'ok', 'error']))
+      .option('--status-message <text>', 'a description of the status (with --status error)'),
+  );
+  return examples(span, [
+    'start=$(date +%s.%N); ./deploy.sh; aip traces span --name deploy --start "$start"',
+    'export TRACEPARENT=$(aip traces span --name pipeline)',
+    'aip traces span --name step --status error --status-message "tests failed"',
+    'export TRACEPARENT=$(aip traces span --agent planner --conversation "$RUN_ID" --start "$start")',
+    'aip traces span --tool get_weather --start "$t0" --attr gen_ai.tool.call.id=call_1',
+  ]);
 }
 
-export async function runSpan(ctx: Context, options: SpanOptions): Promise<void> {
-  // One "now" for both: --start now with the default end must not come out after it.
-  const now = nowNanos();
-  const end = options.end === undefined ? now : parseTime(options.end, '--end', now);
-  const start = options.start === undefined ? end : parseTime(options.start, '--start', now);
-  if (end < start) throw new UsageError(`--end is before --start`);
-  if (options.statusMessage !== undefined && options.status !== 'error')
-    throw new UsageError('--status-message goes with --status error');
-  const user = (options.attr ?? []).map((a) => parseAttribute(a));
-  const genAi = genAiAttributes(options, user, undefined);
-  const name = options.name ?? genAi.name;
-  if (name === undefined)
-    throw new UsageError(
-      '--name is required (or --operation, --agent, --tool or --conversation, which name it)',
-    );
-  const resource = spanResource(ctx, options.service);
-  const client = traceClient(ctx);
-  const context = traceFor(incomingContext(ctx, options.parent));
-  const spanId = newSpanId();
-  const span = buildSpan({
-    name,
-    kind: SpanKind[options.kind ?? defaultKind(genAi.operation)],
-    context,
-    spanId,
-    start,
-    end,
-    attributes: [...genAi.attributes, ...user],
-    status: {
-      code: StatusCode[options.status ?? 'unset'],
-      message: options.statusMessage,
-    },
+export type SpanOptions = OptionsOf<typeof define>;
+
+export function registerSpan(traces: Parent, ctx: Context): void {
+  define(traces).action(async (options) => {
+    const { runSpan } = await import('./span.run.js');
+    await runSpan(ctx, options);
   });
-  const result = await sendSpans(client, resource, [span]);
-  if (result.rejected > 0)
-    throw new CliError(`the span was rejected: ${result.errorMessage || 'no reason given'}`);
-  const traceparent = formatTraceparent(context.traceId, spanId, context.flags);
-  if (ctx.json) ctx.io.json({ traceparent, trace_id: context.traceId, span_id: spanId });
-  else ctx.io.out(traceparent);
 }

@@ -1,7 +1,7 @@
 // `aip help <topic>`: the exit codes and the environment, which no single command's help covers;
 // `aip help <command…>` is the same as `aip <command…> --help`.
 
-import type { Command } from 'commander';
+import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { EXIT_CODE_TABLE, UsageError } from '../../errors.js';
 import { SETTING_KEYS, SETTINGS } from '../../settings/keys.js';

@@ -2,7 +2,9 @@
 // that does not exist. Each script works out the command path typed so far ("aip/config/set") and
 // offers that command's subcommands, argument choices and flags (its own and the global ones).
 
-import type { Command, Option } from 'commander';
+import type { CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
+import type { Context } from '../../context.js';
+import type { Shell } from './completion.js';
 
 interface Word {
   name: string;
@@ -144,7 +146,11 @@ ${lines.join('\n')}
 `;
 }
 
-export function completionScript(program: Command, shell: 'bash' | 'zsh' | 'fish'): string {
+export function completionScript(program: Command, shell: Shell): string {
   const all = nodes(program);
   return shell === 'bash' ? bash(all) : shell === 'zsh' ? zsh(all) : fish(all);
+}
+
+export async function runCompletion(ctx: Context, program: Command, shell: Shell): Promise<void> {
+  ctx.io.write(completionScript(program, shell));
 }

@@ -1,0 +1,66 @@
+// `aip auth login`: take a key (hidden prompt on a terminal, or stdin with --with-key, never argv),
+// check it against the inference model list, and only then store it (mode 0600, atomically).
+
+import type { Context } from '../../context.js';
+import { AUTH_HINT, AuthError, UsageError } from '../../errors.js';
+import { promptSecret } from '../../output/prompt.js';
+import { maskSecret, rememberSecret } from '../../secrets.js';
+import { updateConfig } from '../../settings/json-store.js';
+import type { LoginOptions } from './login.js';
+import { checkInference } from './verify.js';
+
+export function keyFromStdin(text: string): string {
+  const key = text.trim();
+  if (!key)
+    throw new UsageError('no key on stdin: pipe the key in, e.g. aip auth login --with-key < key.txt');
+  if (/\s/.test(key)) throw new UsageError('stdin held more than one word: pipe exactly one API key');
+  return key;
+}
+
+async function readKey(ctx: Context, withKey: boolean): Promise<string> {
+  const { io } = ctx;
+  if (withKey) {
+    if (io.isStdinTTY) io.info('Reading the key from stdin: paste it, then press Enter and Ctrl-D.');
+    return keyFromStdin(await io.readStdin());
+  }
+  if (ctx.globals.input === false) {
+    throw new UsageError(
+      'no key given and prompting is off (--no-input): pipe the key to aip auth login --with-key',
+    );
+  }
+  if (!io.isStdinTTY)
+    throw new UsageError('stdin is not a terminal: pipe the key to aip auth login --with-key');
+  io.info('Paste an API key (create one at https://wandb.ai/authorize); it will not be shown.');
+  return promptSecret(io, 'API key: ');
+}
+
+export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> {
+  const { io } = ctx;
+  const settings = ctx.settings;
+  settings.allowNewProfile();
+  const key = await readKey(ctx, opts.withKey === true);
+  rememberSecret(key);
+
+  const check = await io.withSpinner('Checking the key against the inference model list…', () =>
+    checkInference(ctx, key),
+  );
+  if (check.key === 'rejected') {
+    throw new AuthError(`the key was rejected by ${check.url} and was not saved (${check.detail})`, {
+      hint: AUTH_HINT,
+    });
+  }
+  if (check.error) {
+    check.error.message = `could not check the key, so it was not saved: ${check.error.message}`;
+    throw check.error;
+  }
+
+  const file = settings.configFile;
+  await updateConfig(file, (data) => {
+    data.profiles[settings.profile] = { ...data.profiles[settings.profile], 'api-key': key };
+  });
+  io.info(
+    `Logged in: key ${maskSecret(key)} saved to profile "${settings.profile}" in ${file} (accepted by ${check.url}${check.detail ? `, ${check.detail}` : ''})`,
+  );
+  if (ctx.env.AIP_API_KEY?.trim())
+    io.warn('AIP_API_KEY is set in the environment and takes precedence over the saved key');
+}

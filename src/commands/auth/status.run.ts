@@ -1,0 +1,80 @@
+// `aip auth status`: which key is in use (masked) and where it comes from, the profile, project and
+// URLs, and whether the Training and Inference APIs accept the key. Exit 4 without a usable key.
+
+import type { Context } from '../../context.js';
+import { AUTH_HINT, AuthError } from '../../errors.js';
+import { printFields } from '../../output/table.js';
+import { maskSecret } from '../../secrets.js';
+import { checkInference, checkTraining, type KeyCheck } from './verify.js';
+
+interface InterfaceRow {
+  interface: 'training' | 'inference' | 'trace';
+  url: string;
+  key: KeyCheck['key'] | 'no key' | 'not checked';
+  detail: string | null;
+}
+
+export async function runStatus(ctx: Context): Promise<void> {
+  const { io, settings } = ctx;
+  const apiKey = settings.apiKey();
+  const project = settings.resolve('project');
+
+  let checks: KeyCheck[] = [];
+  if (apiKey) {
+    const key = apiKey.key;
+    checks = await io.withSpinner('Checking the key…', () =>
+      Promise.all([checkTraining(ctx, key), checkInference(ctx, key)]),
+    );
+  }
+  const rows: InterfaceRow[] = (['training', 'inference'] as const).map((name) => {
+    const check = checks.find((c) => c.interface === name);
+    if (check) return { interface: name, url: check.url, key: check.key, detail: check.detail };
+    return { interface: name, url: ctx.serviceUrl(name), key: 'no key', detail: null };
+  });
+  rows.push({ interface: 'trace', url: ctx.serviceUrl('trace'), key: 'not checked', detail: null });
+
+  if (ctx.json) {
+    io.json({
+      profile: settings.profile,
+      profile_source: settings.profileSource,
+      config_file: settings.configFile,
+      api_key: apiKey ? { masked: maskSecret(apiKey.key), source: apiKey.source } : null,
+      project: { value: project.value ?? null, source: project.source },
+      interfaces: rows,
+    });
+  } else if (!io.quiet) {
+    const s = io.style;
+    const verdict = (row: InterfaceRow) => {
+      const text =
+        row.key === 'accepted' ? 'key accepted' : row.key === 'rejected' ? 'key rejected' : row.key;
+      const colored =
+        row.key === 'accepted'
+          ? s.green(text)
+          : row.key === 'rejected' || row.key === 'error'
+            ? s.red(text)
+            : s.dim(text);
+      return `${row.url}  ${colored}${row.detail ? ` (${row.detail})` : ''}`;
+    };
+    printFields(io, [
+      ['profile', `${settings.profile} (${settings.profileSource})`],
+      ['config file', settings.configFile],
+      ['api key', apiKey ? `${maskSecret(apiKey.key)} (${apiKey.source})` : s.red('none')],
+      ['project', project.value ? `${project.value} (${project.source})` : s.dim('not set')],
+      ...rows.map((row): [string, string] => [row.interface, verdict(row)]),
+    ]);
+  }
+
+  if (!apiKey)
+    throw new AuthError(`not logged in: no API key for profile "${settings.profile}"`, { hint: AUTH_HINT });
+  const rejected = checks.filter((c) => c.key === 'rejected');
+  if (rejected.length > 0) {
+    throw new AuthError(
+      `the key is rejected by the ${rejected.map((c) => `${c.interface} API`).join(' and ')}`,
+      {
+        hint: AUTH_HINT,
+      },
+    );
+  }
+  const failed = checks.find((c) => c.error);
+  if (failed?.error) throw failed.error;
+}

@@ -1,0 +1,185 @@
+// `aip doctor`: every check that can explain a failure, in one table: the Node version, the config file
+// and its directory (readable, and not open to others: as ssh judges its own), the key and where it
+// comes from, the project, each interface (plain http off this machine, reachable, latency, the key
+// accepted), the clock against the server's, and proxy variables aip does not follow. Exit 1 when any
+// check fails; a warning alone does not fail it.
+
+import type { Context, Service } from '../../context.js';
+import { CliError, CommandFailedError } from '../../errors.js';
+import { printTable } from '../../output/table.js';
+import { isLoopbackHost, maskSecret } from '../../secrets.js';
+import { checkInference, checkTraining, type KeyCheck } from '../auth/verify.js';
+import { checkInterface } from '../health/health.run.js';
+
+type Status = 'ok' | 'warn' | 'fail';
+
+export interface DoctorCheck {
+  check: string;
+  status: Status;
+  detail: string;
+}
+
+/** The oldest Node aip supports (package.json engines). */
+const MIN_NODE_MAJOR = 20;
+/** Beyond this, signed URLs and TLS start to fail in ways that look like other problems. */
+const MAX_CLOCK_SKEW_S = 60;
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'];
+
+function nodeCheck(): DoctorCheck {
+  const major = Number(process.versions.node.split('.')[0]);
+  return {
+    check: 'node',
+    status: major >= MIN_NODE_MAJOR ? 'ok' : 'fail',
+    detail: `${process.version}${major >= MIN_NODE_MAJOR ? '' : ` (aip needs ${MIN_NODE_MAJOR} or newer)`}`,
+  };
+}
+
+function configChecks(ctx: Context): DoctorCheck[] {
+  const { settings } = ctx;
+  const file = settings.configFile;
+  let problems: ReturnType<typeof settings.permissionProblems>;
+  let found: boolean;
+  try {
+    found = Object.keys(settings.config().profiles).length > 0;
+    problems = settings.permissionProblems();
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    return [{ check: 'config file', status: 'fail', detail: error.message }];
+  }
+  const rows: DoctorCheck[] = problems.map((p) => ({
+    check: p.path === file ? 'config file' : 'config directory',
+    status: p.severity,
+    detail: p.message,
+  }));
+  if (!rows.some((r) => r.check === 'config file'))
+    rows.unshift({
+      check: 'config file',
+      status: 'ok',
+      detail: found ? `${file} (mode and owner fine)` : `${file} (none yet: flags, environment and defaults)`,
+    });
+  return rows;
+}
+
+function keyChecks(ctx: Context): DoctorCheck[] {
+  const key = ctx.settings.apiKey();
+  const project = ctx.settings.resolve('project');
+  return [
+    key
+      ? { check: 'api key', status: 'ok', detail: `${maskSecret(key.key)} (${key.source})` }
+      : { check: 'api key', status: 'fail', detail: "none: run 'aip auth login' or set AIP_API_KEY" },
+    project.value
+      ? { check: 'project', status: 'ok', detail: `${project.value} (${project.source})` }
+      : {
+          check: 'project',
+          status: 'warn',
+          detail: 'not set: models create and traces need one (aip config set project team/project)',
+        },
+  ];
+}
+
+/** Plain http to another machine would carry the key in the clear: refused, so a failure here. */
+function transportCheck(ctx: Context, service: Service): DoctorCheck | undefined {
+  const url = new URL(ctx.serviceUrl(service));
+  if (url.protocol !== 'http:' || isLoopbackHost(url.hostname)) return undefined;
+  return {
+    check: `${service} url`,
+    status: 'fail',
+    detail: `${url.href} is plain http to another machine: aip will not send the key there; use https://`,
+  };
+}
+
+async function interfaceCheck(
+  ctx: Context,
+  service: Service,
+  key: KeyCheck | undefined,
+): Promise<DoctorCheck> {
+  const { check, error } = await checkInterface(ctx, service);
+  const reach = check.latency_ms === null ? check.status : `${check.status} in ${check.latency_ms} ms`;
+  if (error) return { check: service, status: 'fail', detail: `${check.url}: ${error.message}` };
+  if (!key) return { check: service, status: 'ok', detail: `${check.url} ${reach}` };
+  const status: Status = key.key === 'accepted' ? 'ok' : 'fail';
+  const verdict =
+    key.key === 'accepted' ? 'key accepted' : `key ${key.key}${key.detail ? `: ${key.detail}` : ''}`;
+  return { check: service, status, detail: `${check.url} ${reach}, ${verdict}` };
+}
+
+/** The server's clock, from the Date header of the training health answer. */
+async function clockCheck(ctx: Context): Promise<DoctorCheck | undefined> {
+  let date: string | undefined;
+  try {
+    const res = await ctx
+      .http('training', { auth: 'none' })
+      .request({ method: 'GET', path: '/health', auth: false });
+    date = res.headers.date;
+  } catch {
+    return undefined; // the training row says why
+  }
+  const server = date ? Date.parse(date) : Number.NaN;
+  if (Number.isNaN(server))
+    return { check: 'clock', status: 'warn', detail: 'the server sent no Date header' };
+  const skew = Math.round((Date.now() - server) / 1000);
+  const ok = Math.abs(skew) <= MAX_CLOCK_SKEW_S;
+  return {
+    check: 'clock',
+    status: ok ? 'ok' : 'warn',
+    detail: `${Math.abs(skew)} s ${skew >= 0 ? 'ahead of' : 'behind'} the training API's${ok ? '' : ' (set the clock: time-stamped requests and TLS can fail)'}`,
+  };
+}
+
+function proxyCheck(ctx: Context): DoctorCheck {
+  const set = PROXY_VARIABLES.filter((name) => ctx.env[name]);
+  if (set.length === 0) return { check: 'proxy', status: 'ok', detail: 'no proxy variables set' };
+  return {
+    check: 'proxy',
+    status: 'warn',
+    detail: `${set.join(', ')} set, but aip connects directly: where only a proxy reaches the platform, requests will fail`,
+  };
+}
+
+export async function runDoctor(ctx: Context): Promise<void> {
+  const { io } = ctx;
+  // Its table says what a warning would: said once, there.
+  ctx.settings.silencePermissionWarnings();
+  const services: Service[] = ['training', 'inference', 'trace'];
+  const rows = await io.withSpinner('Checking…', async () => {
+    const key = ctx.settings.apiKey()?.key;
+    const [training, inference] = key
+      ? await Promise.all([checkTraining(ctx, key), checkInference(ctx, key)])
+      : [undefined, undefined];
+    const keyOf: Record<Service, KeyCheck | undefined> = { training, inference, trace: undefined };
+    const plain = services.flatMap((s) => transportCheck(ctx, s) ?? []);
+    const reachable = await Promise.all(
+      services
+        .filter((s) => !plain.some((p) => p.check === `${s} url`))
+        .map((s) => interfaceCheck(ctx, s, keyOf[s])),
+    );
+    const clock = await clockCheck(ctx);
+    return [
+      nodeCheck(),
+      ...configChecks(ctx),
+      ...keyChecks(ctx),
+      ...plain,
+      ...reachable,
+      ...(clock ? [clock] : []),
+      proxyCheck(ctx),
+    ];
+  });
+  if (ctx.json) io.json(rows);
+  else if (!io.quiet) {
+    printTable(io, rows, [
+      { header: 'check', value: (r) => r.check },
+      {
+        header: 'status',
+        value: (r) => r.status,
+        color: (text, r, style) =>
+          r.status === 'ok' ? style.green(text) : r.status === 'warn' ? style.yellow(text) : style.red(text),
+      },
+      { header: 'detail', value: (r) => r.detail },
+    ]);
+  }
+  const failed = rows.filter((r) => r.status === 'fail');
+  if (failed.length > 0)
+    throw new CommandFailedError(
+      `doctor found ${failed.length} problem${failed.length === 1 ? '' : 's'}: ${failed.map((r) => r.check).join(', ')}`,
+    );
+}

@@ -1,0 +1,171 @@
+// `aip events <job>`: one page, --all pages, or --follow until the job ends. Output as a table on a
+// terminal, TSV when piped (type, id, data as JSON), one JSON array with --json, or JSON Lines written
+// as each event arrives with --jsonl. --follow never prints an event twice and, on Ctrl-C, says where
+// to resume.
+
+import { allItems } from '../../api/pagination.js';
+import type { JobEvent } from '../../api/types.js';
+import { type Context, DEFAULT_TIMEOUT_SECONDS } from '../../context.js';
+import { InterruptedError, UsageError, WaitTimeoutError } from '../../errors.js';
+import { followEvents } from '../../jobs/follow.js';
+import { stepSummary } from '../../jobs/state.js';
+import { exactJson } from '../../output/io.js';
+import { printTable } from '../../output/table.js';
+import { resolveJobRef, withJob } from '../jobs/resolve.js';
+import { DEFAULT_INTERVAL_SECONDS } from '../jobs/watch.js';
+import type { EventsOptions } from './events.js';
+
+/** The data of an event in a few words: "step 3 reward=0.5 loss=0.2", "10 steps", the error. */
+export function eventDetail(event: JobEvent): string {
+  const data = event.data ?? {};
+  switch (event.type) {
+    case 'training_started':
+      return `${data.num_sequences ?? '?'} steps`;
+    case 'gradient_step':
+      return `${typeof data.gradient_step === 'number' ? `step ${data.gradient_step} ` : ''}${stepSummary(data)}`.trim();
+    case 'training_failed':
+      return String(data.error_message ?? '');
+    default:
+      return Object.keys(data).length ? JSON.stringify(data) : '';
+  }
+}
+
+const NO_EVENTS = 'No events';
+
+/** Writes events one by one in the chosen format (for --follow and --jsonl, as they arrive). */
+function eventWriter(ctx: Context): (event: JobEvent) => void {
+  const { io } = ctx;
+  if (io.quiet) return (e) => io.out(e.id);
+  return (e) => {
+    if (!io.isStdoutTTY) io.out(`${e.type}\t${e.id}\t${JSON.stringify(e.data)}`);
+    else io.out(`${io.style.bold(e.type.padEnd(16))}${eventDetail(e)}`);
+  };
+}
+
+function printEvents(ctx: Context, events: readonly JobEvent[]): void {
+  const { io } = ctx;
+  if (io.quiet) {
+    for (const e of events) io.out(e.id);
+    return;
+  }
+  printTable(
+    io,
+    events,
+    [
+      { header: 'type', value: (e) => e.type },
+      { header: 'id', value: (e) => e.id },
+      { header: 'data', value: (e) => (io.isStdoutTTY ? eventDetail(e) : JSON.stringify(e.data)) },
+    ],
+    { empty: NO_EVENTS },
+  );
+}
+
+/**
+ * --follow --json: one array, written an element at a time as events arrive (a follow may run for
+ * days: nothing is kept), exactly as io.json would print it whole. An array that has begun is closed
+ * however the follow ends, so stdout stays one JSON document even after an error; an empty one is
+ * printed only when the follow itself ended (not when it failed before any event).
+ */
+function jsonArrayWriter(ctx: Context): {
+  write: (event: JobEvent) => void;
+  close: (ended: boolean) => void;
+} {
+  let count = 0;
+  return {
+    write: (event) => {
+      const element = exactJson(JSON.stringify(event, null, 2)).replace(/\n/g, '\n  ');
+      ctx.io.write(`${count++ === 0 ? '[\n' : ',\n'}  ${element}`);
+    },
+    close: (ended) => {
+      if (count > 0) ctx.io.write('\n]\n');
+      else if (ended) ctx.io.write('[]\n');
+    },
+  };
+}
+
+async function follow(ctx: Context, id: string, ref: string, options: EventsOptions): Promise<void> {
+  const { io } = ctx;
+  const array = ctx.json && !options.jsonl ? jsonArrayWriter(ctx) : undefined;
+  const write = options.jsonl ? (e: JobEvent) => io.jsonLine(e) : (array?.write ?? eventWriter(ctx));
+  const timeout = ctx.globals.timeout;
+  // Ctrl-C, or a reader that went away (`| head`), ends the follow.
+  const { signal, release } = ctx.interruptible({ orStdoutClosed: true });
+  let result: Awaited<ReturnType<typeof followEvents>>;
+  let ended = false;
+  try {
+    result = await followEvents(ctx.training(), id, {
+      after: options.after,
+      pageSize: options.limit,
+      intervalMs: (options.interval ?? DEFAULT_INTERVAL_SECONDS) * 1000,
+      deadline: timeout === undefined ? undefined : Date.now() + timeout * 1000,
+      signal,
+      requestTimeoutMs: DEFAULT_TIMEOUT_SECONDS * 1000,
+      sleep: ctx.deps.sleep,
+      onEvent: write,
+      onTrouble: (message) => io.warn(message),
+    });
+    ended = true;
+  } finally {
+    release();
+    array?.close(ended);
+  }
+  const again = ['events', ref, '--follow', ...(result.cursor ? ['--after', result.cursor] : [])];
+  if (options.jsonl) again.push('--jsonl');
+  if (ctx.globals.json) again.push('--json');
+  if (options.interval !== undefined) again.push('--interval', String(options.interval));
+  const resume = ctx.commandLine(again);
+  if (result.end.kind === 'already-ended') {
+    io.info(`The job has ended (${result.end.status}); there are no events after ${options.after}`);
+  }
+  if (result.end.kind === 'interrupted') {
+    if (io.outputClosed) return; // the reader has what it wanted
+    io.err(`Stopped following; resume with: ${resume}`);
+    throw new InterruptedError();
+  }
+  if (result.end.kind === 'timeout')
+    throw new WaitTimeoutError(
+      `the job had not ended after the --timeout of ${timeout}s; resume with: ${resume}`,
+    );
+}
+
+export async function runEvents(ctx: Context, ref: string, options: EventsOptions): Promise<void> {
+  if (options.jsonl && ctx.globals.json)
+    throw new UsageError('give --json (one array) or --jsonl (one event per line), not both');
+  const job = resolveJobRef(ctx, ref);
+  await withJob(ctx, job, () =>
+    options.follow ? follow(ctx, job.id, ref, options) : list(ctx, job.id, ref, options),
+  );
+}
+
+/** A page, or with --all every page. */
+async function list(ctx: Context, id: string, ref: string, options: EventsOptions): Promise<void> {
+  const { io } = ctx;
+  const training = ctx.training();
+  if (options.all) {
+    // --jsonl writes each event as it comes and keeps none: --all of a long job in bounded memory.
+    const events: JobEvent[] = [];
+    let count = 0;
+    for await (const event of allItems(
+      (after) => training.listEvents(id, { after, limit: options.limit ?? 100 }),
+      options.after,
+      ctx.limits.pages,
+    )) {
+      count++;
+      if (options.jsonl) io.jsonLine(event);
+      else events.push(event);
+    }
+    if (options.jsonl) {
+      if (count === 0) io.info(NO_EVENTS);
+      return;
+    }
+    return ctx.json ? io.json(events) : printEvents(ctx, events);
+  }
+  const page = await training.listEvents(id, { after: options.after, limit: options.limit });
+  if (options.jsonl) {
+    for (const event of page.data) io.jsonLine(event);
+    if (page.data.length === 0) io.info(NO_EVENTS);
+  } else if (ctx.json) io.json(page.data);
+  else printEvents(ctx, page.data);
+  if (page.has_more && page.last_id)
+    io.info(`More events: aip events ${ref} --after ${page.last_id} (or --all, or --follow)`);
+}

@@ -1,0 +1,198 @@
+// `aip jobs create rl|sft`: everything is checked offline (the data, the config) before one POST is
+// sent, and that POST is never retried once it may have reached the server. --dry-run prints the
+// exact request instead; --wait follows the job to its end.
+
+import { readFileSync } from 'node:fs';
+import type { PreparedRequest, RequestOptions } from '../../api/http.js';
+import { lineLimitFrom } from '../../api/limits.js';
+import { rlJobRequest, sftJobRequest } from '../../api/training.js';
+import type { CreateRlJob, CreateSftJob, JobKind, JobResponse } from '../../api/types.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { isObject } from '../../json.js';
+import { printFields } from '../../output/table.js';
+import { readJobRegistry, rememberJob } from '../../registry/jobs.js';
+import { redactHeader } from '../../secrets.js';
+import { problemLines } from '../../validate/check-file.js';
+import { EXPERIMENTAL_FIELDS, SFT_CONFIG_FIELDS } from '../../validate/jobs-schema.js';
+import { type Fields, formatPath, obj, validate } from '../../validate/schema.js';
+import { checkSftFile } from '../../validate/sft.js';
+import { readTrajectoryGroups } from '../../validate/trajectory-file.js';
+import { type ModelRef, resolveModelArg, withModel } from '../models/resolve.js';
+import type { CreateRlOptions, CreateSftOptions } from './create.js';
+import { jobRegistryFile } from './resolve.js';
+import { watchJob } from './watch.js';
+
+/** A JSON object given inline ('{…}') or as a file path (optionally '@path'). */
+export function loadJsonObject(value: string, flag: string): Record<string, unknown> {
+  const inline = value.trim().startsWith('{');
+  let text = value;
+  if (!inline) {
+    const path = value.startsWith('@') ? value.slice(1) : value;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new UsageError(
+        `${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code}); give a JSON object or a file holding one`,
+      );
+    }
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${flag}: not valid JSON (${(error as Error).message.split('\n')[0]})`);
+  }
+  if (!isObject(parsed)) throw new UsageError(`${flag}: expected a JSON object`);
+  return parsed;
+}
+
+/** Checks settings against the schema's fields; an unknown name is refused (a typo, most likely). */
+function checkSettings(settings: Record<string, unknown>, fields: Fields, what: string, flag: string): void {
+  const problems = validate(obj({}, fields), settings).map((i) => `${what}.${formatPath(i.path)}: ${i.msg}`);
+  for (const key of Object.keys(settings)) {
+    if (!Object.hasOwn(fields, key))
+      problems.push(`${what}.${key}: not a setting of ${what}; known: ${Object.keys(fields).join(', ')}`);
+  }
+  if (problems.length > 0)
+    throw new UsageError(
+      `${flag}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the ${what}; nothing was sent`,
+      { details: problems },
+    );
+}
+
+/** Drops the flags that were not given, so that they do not override the config. */
+function given(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+}
+
+function printDryRun(ctx: Context, request: PreparedRequest): void {
+  const { io } = ctx;
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).map(([k, v]) => [k, redactHeader(k, v)]),
+  );
+  // A job request's body is JSON text (only trace batches are binary).
+  const text = request.body === undefined ? undefined : request.body.toString();
+  const body = text === undefined ? undefined : JSON.parse(text);
+  if (ctx.json) {
+    io.json({ method: request.method, url: request.url, headers, body });
+    return;
+  }
+  io.out(`${request.method} ${request.url}`);
+  for (const [name, value] of Object.entries(headers)) io.out(`${name}: ${value}`);
+  io.out();
+  io.out(io.isStdoutTTY ? JSON.stringify(body, null, 2) : (text ?? ''));
+  io.info('Dry run: nothing was sent');
+}
+
+async function submit(
+  ctx: Context,
+  kind: JobKind,
+  model: ModelRef,
+  request: RequestOptions,
+  options: CreateRlOptions | CreateSftOptions,
+): Promise<void> {
+  const { io } = ctx;
+  if (options.dryRun) {
+    // A dry run shows the request even without a key (the real one would stop with exit 4).
+    const training = ctx.training({ auth: 'optional' });
+    if (!ctx.settings.apiKey())
+      io.warn('no API key: the real request would fail (aip auth login, or AIP_API_KEY)');
+    printDryRun(ctx, training.http.prepare(request));
+    return;
+  }
+  const training = ctx.training();
+  // Readable before the job exists: a create that succeeded must not look like a failure.
+  const registry = jobRegistryFile(ctx);
+  readJobRegistry(registry);
+  // The only 404 a create can meet is for its model: one named here may be stale.
+  const job = await withModel(ctx, model, () => training.send<JobResponse>(request));
+  try {
+    await rememberJob(registry, {
+      id: job.id,
+      kind,
+      model_id: model.id,
+      model: model.entry ? `${model.entry.entity}/${model.entry.project}/${model.entry.name}` : model.id,
+      base_url: ctx.serviceUrl('training'),
+      created_at: job.created_at ?? new Date().toISOString(),
+    });
+  } catch (error) {
+    io.warn(`the job was created, but could not be remembered (${(error as Error).message}); use its id`);
+  }
+  if (options.wait) {
+    // The id is the result (for scripts: id=$(aip -q jobs create … --wait)); --json gives the end state.
+    if (!ctx.json) io.out(job.id);
+    io.info(
+      `Created ${kind.toUpperCase()} job for ${model.label}; following it (Ctrl-C stops watching, not the job)`,
+    );
+    return watchJob(ctx, job.id, { intervalSeconds: options.interval });
+  }
+  if (ctx.json) return io.json(job);
+  if (io.quiet) return io.out(job.id);
+  printFields(io, [
+    ['id', job.id],
+    ['kind', kind],
+    ['model', model.label],
+  ]);
+  io.info(`Follow it with: ${ctx.commandLine(['jobs', 'wait', job.id])}`);
+}
+
+export async function runCreateRl(ctx: Context, options: CreateRlOptions): Promise<void> {
+  const model = resolveModelArg(ctx, options.model);
+  const fromFile = options.config === undefined ? {} : loadJsonObject(options.config, '--config');
+  const experimental = {
+    ...fromFile,
+    ...given({
+      learning_rate: options.learningRate,
+      loss_fn: options.lossFn,
+      kl_penalty_coef: options.klPenaltyCoef,
+      epsilon: options.epsilon,
+      advantage_balance: options.advantageBalance,
+      allow_training_without_logprobs: options.allowTrainingWithoutLogprobs,
+    }),
+  };
+  checkSettings(experimental, EXPERIMENTAL_FIELDS, 'experimental_config', '--config');
+  const { groups } = await readTrajectoryGroups(ctx, options.file);
+  const body: CreateRlJob = { model_id: model.id, trajectory_groups: groups };
+  if (Object.keys(experimental).length > 0) body.experimental_config = experimental;
+  await submit(ctx, 'rl', model, rlJobRequest(body), options);
+}
+
+/** A local copy of SFT data, checked: every problem on stderr, then a usage error (nothing sent). */
+async function requireValidSftFile(ctx: Context, path: string): Promise<void> {
+  const { checked } = await checkSftFile(path, ctx.io, lineLimitFrom(ctx.env));
+  if (checked.problemCount === 0) return;
+  for (const line of problemLines(checked)) ctx.io.err(line);
+  throw new UsageError(
+    `${checked.name}: ${checked.problemCount} problem${checked.problemCount === 1 ? '' : 's'} in ${checked.documents} training examples; nothing was sent`,
+  );
+}
+
+export async function runCreateSft(ctx: Context, options: CreateSftOptions): Promise<void> {
+  const model = resolveModelArg(ctx, options.model);
+  const config = {
+    ...(options.config === undefined ? {} : loadJsonObject(options.config, '--config')),
+    ...given({
+      batch_size: options.batchSize,
+      learning_rate: options.learningRate,
+      assistant_turns: options.assistantTurns,
+    }),
+  };
+  checkSettings(config, SFT_CONFIG_FIELDS, 'config', '--config');
+  const experimental =
+    options.experimentalConfig === undefined
+      ? undefined
+      : loadJsonObject(options.experimentalConfig, '--experimental-config');
+  const dataUrl = options.dataUrl.trim();
+  if (!dataUrl) throw new UsageError('--data-url must not be empty');
+  if (!dataUrl.startsWith('wandb-artifact:///')) {
+    ctx.io.warn(
+      `--data-url "${dataUrl}" is not a wandb-artifact:/// URL; the platform expects wandb-artifact:///entity/project/name:version`,
+    );
+  }
+  if (options.file !== undefined) await requireValidSftFile(ctx, options.file);
+  const body: CreateSftJob = { model_id: model.id, training_data_url: dataUrl };
+  if (Object.keys(config).length > 0) body.config = config;
+  if (experimental) body.experimental_config = experimental;
+  await submit(ctx, 'sft', model, sftJobRequest(body), options);
+}

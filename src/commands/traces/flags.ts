@@ -1,0 +1,51 @@
+// What several of traces' definitions share: a whole-number parser, and the span flags of exec and
+// span.
+
+import { type Command, InvalidArgumentError, Option, type OptionValues } from '@commander-js/extra-typings';
+import { collect } from '../parsers.js';
+import type { OptionsOf } from '../types.js';
+
+export function wholeNumber(flag: string, min: number, max: number): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`${flag}: expected a whole number from ${min} to ${max}`);
+    return Number(value);
+  };
+}
+
+/** SpanKind of traces/span.ts, spelled out: help must not load the traces modules. */
+const KINDS = ['internal', 'server', 'client', 'producer', 'consumer'] as const;
+/** GenAiOperation of traces/span.ts, likewise. */
+const OPERATIONS = ['chat', 'invoke_agent', 'execute_tool'] as const;
+
+/** The flags of a span that exec and span both make, after their own. */
+export function spanAttributes<
+  Args extends unknown[],
+  Opts extends OptionValues,
+  Globals extends OptionValues,
+>(command: Command<Args, Opts, Globals>) {
+  return command
+    .option('--attr <key=value>', 'a span attribute; numbers and true/false are typed (repeatable)', collect)
+    .addOption(
+      new Option('--kind <kind>', 'span kind (default internal; client for --operation chat)').choices(KINDS),
+    )
+    .option('--service <name>', 'service.name of the resource (default $OTEL_SERVICE_NAME, or aip)')
+    .option('--parent <traceparent>', 'the parent span, as a W3C traceparent (default $TRACEPARENT)')
+    .addOption(
+      new Option(
+        '--operation <operation>',
+        'gen_ai.operation.name, for the Agents view (default: what --agent, --tool or --conversation imply)',
+      ).choices(OPERATIONS),
+    )
+    .option('--agent <name>', 'gen_ai.agent.name: the span is an invoke_agent span of this agent')
+    .option('--tool <name>', 'gen_ai.tool.name: the span is an execute_tool span of this tool')
+    .option(
+      '--conversation <id>',
+      'gen_ai.conversation.id: the conversation this belongs to (for traces span, alone: an invoke_agent span)',
+    );
+}
+
+type None = Record<never, never>;
+
+/** Those flags' values, as exec and span are given them. */
+export type SpanAttributeOptions = OptionsOf<typeof spanAttributes<[], None, None>>;
