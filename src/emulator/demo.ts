@@ -3,6 +3,7 @@
 // checkpoint with metrics per step) and a few conversations as GenAI spans (an agent's turns, each a
 // chat and a tool call), so that every command has something to show.
 
+import { EMULATOR_DEFAULT_TEAM } from '../local-platform.js';
 import { encodeRequest, type PbSpan } from '../traces/otlp.js';
 import {
   buildSpan,
@@ -15,7 +16,6 @@ import {
   traceFor,
 } from '../traces/span.js';
 import { scanRequest } from '../traces/wire.js';
-import { EMULATOR_DEFAULT_TEAM } from './defaults.js';
 import { routeParts } from './routes/traces.js';
 import type { EmulatorState } from './state.js';
 

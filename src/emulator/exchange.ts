@@ -56,29 +56,52 @@ export function errorBody(api: Api, status: number, message: string = defaultMes
 
 export class InvalidJsonBody extends Error {}
 
-export class Exchange {
+/** What an Exchange is made of: the request as read, and the emulator it came to. */
+export interface ExchangeParts {
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The interface whose error shape the answers take ('training' for paths outside all of them). */
+  api: Api;
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  body: Buffer;
+  requestId: string;
+  state: EmulatorState;
+}
+
+export class Exchange implements ExchangeParts {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly api: Api;
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly body: Buffer;
+  readonly requestId: string;
+  readonly state: EmulatorState;
   params: Params = {};
   /** The key's owner, once authenticated. */
   team: string | undefined;
   private parsed: { value: unknown } | undefined;
 
-  constructor(
-    readonly req: IncomingMessage,
-    readonly res: ServerResponse,
-    readonly api: Api,
-    readonly method: string,
-    readonly path: string,
-    readonly query: URLSearchParams,
-    readonly body: Buffer,
-    readonly requestId: string,
-    readonly state: EmulatorState,
-  ) {}
+  constructor(parts: ExchangeParts) {
+    this.req = parts.req;
+    this.res = parts.res;
+    this.api = parts.api;
+    this.method = parts.method;
+    this.path = parts.path;
+    this.query = parts.query;
+    this.body = parts.body;
+    this.requestId = parts.requestId;
+    this.state = parts.state;
+  }
 
   get answered(): boolean {
     return this.res.headersSent || this.res.destroyed;
   }
 
-  /** The body as JSON; throws InvalidJsonBody (answered as a FastAPI 422 by the server). */
+  /** The body as JSON; throws InvalidJsonBody (answered as a FastAPI 422 by the dispatch step). */
   json(): unknown {
     if (!this.parsed) {
       try {

@@ -12,7 +12,7 @@
 // combines with any of the others.
 
 import { isObject } from '../json.js';
-import { seededRandom } from './random.js';
+import { seededRandom } from '../seeded-random.js';
 
 export interface FaultSpec {
   method?: string;

@@ -3,7 +3,7 @@
 // events, links and statuses. Seeded, so the same seed gives the same file. Written in canonical
 // OTLP/JSON (no field that holds its default), which is what the emulator gives back when asked.
 
-import { seededRandom } from '../emulator/random.js';
+import { seededRandom } from '../seeded-random.js';
 
 type Json = Record<string, unknown>;
 

@@ -3,21 +3,12 @@
 // unless the emulator is told to stream; logprobs in the OpenAI shape, consistent with the text and
 // usage; several choices; and the parameters the Inference API refuses with a 422.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { type TestEmulator, useEmulator } from '../helpers/emulator.js';
 
-let emu: TestEmulator;
-let streaming: TestEmulator;
-beforeAll(async () => {
-  [emu, streaming] = await Promise.all([
-    startTestEmulator(),
-    startTestEmulator({ trainingChatStream: true }),
-  ]);
-});
-afterAll(async () => {
-  await Promise.all([emu.close(), streaming.close()]);
-});
-beforeEach(() => emu.reset());
+// emu is reset before each test; streaming keeps its state for the whole file.
+const { emu } = useEmulator();
+const { emu: streaming } = useEmulator({ trainingChatStream: true, fresh: 'file' });
 
 const hello = [{ role: 'user', content: 'Say hello to the emulator' }];
 const MODEL = 'openai/gpt-oss-20b';
@@ -52,17 +43,13 @@ function chunksOf(text: string): Chunk[] {
 
 /** A trained model on `target`, with checkpoints up to step 2, as a chat model name. */
 async function trainedModel(target: TestEmulator): Promise<string> {
-  const res = await fetch(`${target.urls.base}/preview/models`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({
-      project: 'p',
-      name: 'm',
-      base_model: 'OpenPipe/Qwen3-14B-Instruct',
-      return_existing: true,
-    }),
+  const res = await target.api('POST', '/preview/models', {
+    project: 'p',
+    name: 'm',
+    base_model: 'OpenPipe/Qwen3-14B-Instruct',
+    return_existing: true,
   });
-  const { id } = (await res.json()) as { id: string };
+  const { id } = res.body as { id: string };
   await target.control('POST', `/models/${id}/checkpoints`, { count: 2 });
   return 'wandb-artifact:///local/p/m:step2';
 }
@@ -247,12 +234,12 @@ describe('parameters the Inference API does not support', () => {
 describe('cursors', () => {
   it('an empty after means from the start, for checkpoints and for events', async () => {
     const auth = { authorization: `Bearer ${emu.key}` };
-    const created = await fetch(`${emu.urls.base}/preview/models`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ project: 'p', name: 'cursor', base_model: 'OpenPipe/Qwen3-14B-Instruct' }),
+    const created = await emu.api('POST', '/preview/models', {
+      project: 'p',
+      name: 'cursor',
+      base_model: 'OpenPipe/Qwen3-14B-Instruct',
     });
-    const { id } = (await created.json()) as { id: string };
+    const { id } = created.body as { id: string };
     const page = async (path: string) => {
       const res = await fetch(`${emu.urls.base}${path}`, { headers: auth });
       return {
@@ -262,12 +249,11 @@ describe('cursors', () => {
     };
     const first = await page(`/preview/models/${id}/checkpoints`);
     expect(await page(`/preview/models/${id}/checkpoints?after=`)).toEqual(first);
-    const job = await fetch(`${emu.urls.base}/preview/sft-training-jobs`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ model_id: id, training_data_url: 'wandb-artifact:///local/p/d:v0' }),
+    const job = await emu.api('POST', '/preview/sft-training-jobs', {
+      model_id: id,
+      training_data_url: 'wandb-artifact:///local/p/d:v0',
     });
-    const { id: jobId } = (await job.json()) as { id: string };
+    const { id: jobId } = job.body as { id: string };
     const events = await page(`/preview/training-jobs/${jobId}/events`);
     const fromEmpty = await page(`/preview/training-jobs/${jobId}/events?after=`);
     expect(fromEmpty.status).toBe(200);

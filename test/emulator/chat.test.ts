@@ -1,15 +1,10 @@
 // The emulated chat completions: OpenAI shapes, deterministic text with real counts, max_tokens,
 // server-sent events, checkpoints as models on the Training API, and errors in each API's shape.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { useEmulator } from '../helpers/emulator.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+const { emu } = useEmulator();
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(url, {

@@ -8,10 +8,11 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { seededRandom } from '../../src/emulator/random.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import { seededRandom } from '../../src/seeded-random.js';
 import { runCli } from '../helpers/cli.js';
-import { closedPort } from '../helpers/ports.js';
+import { freePort } from '../helpers/ports.js';
+import { TEST_SEED } from '../helpers/seed.js';
 import { runAip, startAip } from '../helpers/spawn.js';
 
 const KEY = 'aip-emulator-local-key';
@@ -106,7 +107,7 @@ describe('a state directory', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 40));
     // Spans, through the emulator's own demo seeding (the ingest path's parts and counts).
-    const { seedDemo } = await import('../../src/emulator/demo.js');
+    const { seedDemo } = await import('../../src/emulator/index.js');
     expect(seedDemo(first.state)).toBe(false); // not empty: the demo leaves a state that holds something alone
     const spansBefore = first.state.spans.stored();
     const before = await snapshot(first.origin, model.id, job.id);
@@ -129,7 +130,7 @@ describe('a state directory', () => {
   it('keeps the spans trace ingest accepted, with their counts, and a demo seeded once', async () => {
     const dir = stateDir();
     const first = await start(dir);
-    const { seedDemo } = await import('../../src/emulator/demo.js');
+    const { seedDemo } = await import('../../src/emulator/index.js');
     expect(seedDemo(first.state)).toBe(true);
     const spans = (await call(first.origin, 'GET', '/_emulator/spans')).body;
     expect(spans.total).toBe(9);
@@ -211,12 +212,12 @@ describe('kill -9', () => {
     timeout: 60_000,
   }, async () => {
     const dir = stateDir();
-    const port = await closedPort();
+    const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     const acknowledged: string[] = [];
     let rounds = 0;
     // Seeded: the same moments on every run.
-    const random = seededRandom(Number(process.env.AIP_TEST_SEED) || 20261123);
+    const random = seededRandom(TEST_SEED);
     for (; rounds < 6; rounds++) {
       const child = await emulatorProcess(dir, port);
       let stopped = false;
@@ -252,7 +253,7 @@ describe('kill -9', () => {
     timeout: 60_000,
   }, async () => {
     const dir = stateDir();
-    const port = await closedPort();
+    const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
     let child = await emulatorProcess(dir, port);
     const env = {

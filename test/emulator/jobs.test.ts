@@ -1,31 +1,16 @@
 // The emulated training jobs: creation (validated as the OpenAPI document says), the seeded schedule
 // of events, a checkpoint per step, failures on plan, and event pages.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { JobStore } from '../../src/emulator/store/jobs.js';
 import { ModelStore } from '../../src/emulator/store/models.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator({ stepMs: 20, seed: 7 });
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
-
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${emu.urls.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const { emu } = useEmulator({ stepMs: 20, seed: 7 });
 
 async function model(): Promise<string> {
   return (
-    await api('POST', '/preview/models', {
+    await emu.api('POST', '/preview/models', {
       project: 'p',
       name: `m${Math.random()}`,
       base_model: 'OpenPipe/Qwen3-14B-Instruct',
@@ -37,7 +22,7 @@ const groups = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ trajectories: [{ reward: i / n }, { reward: 0 }] }));
 
 async function events(id: string) {
-  return (await api('GET', `/preview/training-jobs/${id}/events?limit=100`)).body.data as Array<{
+  return (await emu.api('GET', `/preview/training-jobs/${id}/events?limit=100`)).body.data as Array<{
     id: string;
     type: string;
     data: Record<string, unknown>;
@@ -49,7 +34,7 @@ async function finished(id: string) {
   const deadline = Date.now() + 5000;
   while (!['succeeded', 'failed'].includes(job.status) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
-    job = (await api('GET', `/preview/training-jobs/${id}`)).body;
+    job = (await emu.api('GET', `/preview/training-jobs/${id}`)).body;
   }
   return job;
 }
@@ -57,7 +42,7 @@ async function finished(id: string) {
 describe('RL and SFT jobs', () => {
   it('run their schedule: started (num_sequences), a gradient step per group with metrics and a checkpoint, ended', async () => {
     const modelId = await model();
-    const created = await api('POST', '/preview/training-jobs', {
+    const created = await emu.api('POST', '/preview/training-jobs', {
       model_id: modelId,
       trajectory_groups: groups(3),
       experimental_config: { learning_rate: 1e-5 },
@@ -101,14 +86,14 @@ describe('RL and SFT jobs', () => {
     }
     expect(list[1]!.data.learning_rate).toBe(1e-5);
     expect(list.slice(1, 4).map((e) => e.data.gradient_step)).toEqual([1, 2, 3]);
-    const checkpoints = (await api('GET', `/preview/models/${modelId}/checkpoints`)).body.data;
+    const checkpoints = (await emu.api('GET', `/preview/models/${modelId}/checkpoints`)).body.data;
     expect(checkpoints.map((c: { step: number }) => c.step)).toEqual([0, 1, 2, 3]);
     expect(checkpoints[3].metrics).toEqual({ reward: list[3]!.data.reward, loss: list[3]!.data.loss });
   });
 
   it('SFT jobs step too, without rewards, and refuse a data URL they cannot resolve', async () => {
     const modelId = await model();
-    const created = await api('POST', '/preview/sft-training-jobs', {
+    const created = await emu.api('POST', '/preview/sft-training-jobs', {
       model_id: modelId,
       training_data_url: 'wandb-artifact:///local/p/train:v0',
       config: { batch_size: 'auto', learning_rate: [1e-5, 2e-5] },
@@ -118,7 +103,7 @@ describe('RL and SFT jobs', () => {
     const list = await events(created.body.id);
     expect(list).toHaveLength(8);
     expect(list[1]!.data).not.toHaveProperty('reward');
-    const bad = await api('POST', '/preview/sft-training-jobs', {
+    const bad = await emu.api('POST', '/preview/sft-training-jobs', {
       model_id: modelId,
       training_data_url: 'https://example.com/x.jsonl',
     });
@@ -132,7 +117,7 @@ describe('RL and SFT jobs', () => {
       fail_at_step: 3,
       error_message: 'CUDA out of memory',
     });
-    const created = await api('POST', '/preview/training-jobs', {
+    const created = await emu.api('POST', '/preview/training-jobs', {
       model_id: modelId,
       trajectory_groups: groups(1),
     });
@@ -150,11 +135,11 @@ describe('RL and SFT jobs', () => {
   it('are queued first and follow the clock: nothing happens before its time', async () => {
     await emu.control('POST', '/job-plans', { step_ms: 60_000 });
     try {
-      const created = await api('POST', '/preview/training-jobs', {
+      const created = await emu.api('POST', '/preview/training-jobs', {
         model_id: await model(),
         trajectory_groups: groups(2),
       });
-      expect((await api('GET', `/preview/training-jobs/${created.body.id}`)).body.status).toBe('queued');
+      expect((await emu.api('GET', `/preview/training-jobs/${created.body.id}`)).body.status).toBe('queued');
       expect(await events(created.body.id)).toEqual([]);
     } finally {
       await emu.control('POST', '/job-plans', { step_ms: 20 });
@@ -164,7 +149,7 @@ describe('RL and SFT jobs', () => {
   it('have ids and metrics that repeat for the same seed', async () => {
     const run = async () => {
       await emu.reset();
-      const created = await api('POST', '/preview/training-jobs', {
+      const created = await emu.api('POST', '/preview/training-jobs', {
         model_id: await model(),
         trajectory_groups: groups(2),
       });
@@ -180,7 +165,7 @@ describe('RL and SFT jobs', () => {
 describe('validation and lookups', () => {
   it('answers 422 for bodies the OpenAPI document refuses', async () => {
     const detail = async (path: string, body: unknown) =>
-      (await api('POST', path, body)).body.detail.map((d: { loc: unknown[]; type: string }) => [
+      (await emu.api('POST', path, body)).body.detail.map((d: { loc: unknown[]; type: string }) => [
         d.loc.join('.'),
         d.type,
       ]);
@@ -214,33 +199,38 @@ describe('validation and lookups', () => {
   it('answers 404 for an unknown model or job', async () => {
     const id = '11111111-2222-3333-4444-555555555555';
     expect(
-      (await api('POST', '/preview/training-jobs', { model_id: id, trajectory_groups: groups(1) })).status,
+      (await emu.api('POST', '/preview/training-jobs', { model_id: id, trajectory_groups: groups(1) }))
+        .status,
     ).toBe(404);
-    expect(await api('GET', `/preview/training-jobs/${id}`)).toEqual({
+    expect(await emu.api('GET', `/preview/training-jobs/${id}`)).toEqual({
       status: 404,
       body: { detail: `Training job ${id} not found` },
     });
-    expect((await api('GET', `/preview/training-jobs/${id}/events`)).status).toBe(404);
+    expect((await emu.api('GET', `/preview/training-jobs/${id}/events`)).status).toBe(404);
   });
 
   it('pages events with after/limit, oldest first, and refuses a bad cursor or limit', async () => {
     await emu.control('POST', '/job-plans', { steps: 48 });
-    const created = await api('POST', '/preview/training-jobs', {
+    const created = await emu.api('POST', '/preview/training-jobs', {
       model_id: await model(),
       trajectory_groups: groups(1),
     });
     await finished(created.body.id);
-    const first = (await api('GET', `/preview/training-jobs/${created.body.id}/events?limit=30`)).body;
+    const first = (await emu.api('GET', `/preview/training-jobs/${created.body.id}/events?limit=30`)).body;
     expect(first.data).toHaveLength(30);
     expect(first.has_more).toBe(true);
     const rest = (
-      await api('GET', `/preview/training-jobs/${created.body.id}/events?limit=30&after=${first.last_id}`)
+      await emu.api('GET', `/preview/training-jobs/${created.body.id}/events?limit=30&after=${first.last_id}`)
     ).body;
     expect(rest.data).toHaveLength(20);
     expect(rest.has_more).toBe(false);
     expect(rest.data.at(-1).type).toBe('training_ended');
-    expect((await api('GET', `/preview/training-jobs/${created.body.id}/events?after=zzz`)).status).toBe(422);
-    expect((await api('GET', `/preview/training-jobs/${created.body.id}/events?limit=101`)).status).toBe(422);
+    expect((await emu.api('GET', `/preview/training-jobs/${created.body.id}/events?after=zzz`)).status).toBe(
+      422,
+    );
+    expect((await emu.api('GET', `/preview/training-jobs/${created.body.id}/events?limit=101`)).status).toBe(
+      422,
+    );
   });
 });
 

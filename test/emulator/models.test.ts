@@ -1,30 +1,15 @@
 // The emulated Training API for models, checkpoints and logged trajectories, over HTTP: shapes of
 // the contract, FastAPI-style 422s, 404s for unknown ids.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { useEmulator } from '../helpers/emulator.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
-
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${emu.urls.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
+const { emu } = useEmulator();
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 async function createModel(name = 'agent-001', extra: Record<string, unknown> = {}) {
-  const r = await api('POST', '/preview/models', {
+  const r = await emu.api('POST', '/preview/models', {
     project: 'demo',
     name,
     base_model: 'OpenPipe/Qwen3-14B-Instruct',
@@ -52,7 +37,7 @@ describe('POST /preview/models', () => {
       base_model: 'OpenPipe/Qwen3-14B-Instruct',
       run_id: expect.any(String),
     });
-    const page = await api('GET', `/preview/models/${model.id}/checkpoints`);
+    const page = await emu.api('GET', `/preview/models/${model.id}/checkpoints`);
     expect(page.body).toEqual({
       object: 'list',
       data: [{ id: expect.stringMatching(UUID), step: 0, metrics: {} }],
@@ -66,7 +51,7 @@ describe('POST /preview/models', () => {
     const first = await createModel('m', { entity: 'team-a' });
     const again = await createModel('m', { entity: 'team-a', return_existing: true });
     expect(again.id).toBe(first.id);
-    const duplicate = await api('POST', '/preview/models', {
+    const duplicate = await emu.api('POST', '/preview/models', {
       entity: 'team-a',
       project: 'demo',
       name: 'm',
@@ -78,7 +63,7 @@ describe('POST /preview/models', () => {
   });
 
   it('answers 422 with every schema problem, FastAPI style', async () => {
-    const r = await api('POST', '/preview/models', {
+    const r = await emu.api('POST', '/preview/models', {
       project: 3,
       base_model: 'OpenPipe/Qwen3-14B-Instruct',
       return_existing: 'yes',
@@ -97,19 +82,19 @@ describe('POST /preview/models', () => {
         msg: 'Input should be a valid boolean, not the string "yes"',
       },
     ]);
-    expect((await api('POST', '/preview/models')).body.detail).toEqual([
+    expect((await emu.api('POST', '/preview/models')).body.detail).toEqual([
       { type: 'missing', loc: ['body'], msg: 'Field required' },
     ]);
-    const badJson = await api('POST', '/preview/models', '{"project": ');
+    const badJson = await emu.api('POST', '/preview/models', '{"project": ');
     expect(badJson.status).toBe(422);
     expect(badJson.body.detail[0].type).toBe('json_invalid');
   });
 
   it('refuses a base model it cannot train', async () => {
-    const r = await api('POST', '/preview/models', { project: 'p', name: 'n', base_model: 'gpt-2' });
+    const r = await emu.api('POST', '/preview/models', { project: 'p', name: 'n', base_model: 'gpt-2' });
     expect(r.status).toBe(422);
     expect(r.body.detail[0].loc).toEqual(['body', 'base_model']);
-    expect((await api('GET', '/preview/base-models')).body).toEqual([
+    expect((await emu.api('GET', '/preview/base-models')).body).toEqual([
       'OpenPipe/Qwen3-14B-Instruct',
       'Qwen/Qwen3-30B-A3B-Instruct-2507',
     ]);
@@ -120,20 +105,20 @@ describe('checkpoints', () => {
   it('pages with after/limit/order and says when there is more', async () => {
     const model = await createModel();
     await emu.control('POST', `/models/${model.id}/checkpoints`, { count: 25 });
-    const first = (await api('GET', `/preview/models/${model.id}/checkpoints?limit=10`)).body;
+    const first = (await emu.api('GET', `/preview/models/${model.id}/checkpoints?limit=10`)).body;
     expect(first.data.map((c: { step: number }) => c.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(first).toMatchObject({ has_more: true, first_id: first.data[0].id, last_id: first.data[9].id });
     const second = (
-      await api('GET', `/preview/models/${model.id}/checkpoints?limit=10&after=${first.last_id}`)
+      await emu.api('GET', `/preview/models/${model.id}/checkpoints?limit=10&after=${first.last_id}`)
     ).body;
     expect(second.data[0].step).toBe(10);
-    const desc = (await api('GET', `/preview/models/${model.id}/checkpoints?limit=3&order=desc`)).body;
+    const desc = (await emu.api('GET', `/preview/models/${model.id}/checkpoints?limit=3&order=desc`)).body;
     expect(desc.data.map((c: { step: number }) => c.step)).toEqual([25, 24, 23]);
     expect(desc.data[0].metrics).toEqual(
       expect.objectContaining({ reward: expect.any(Number), loss: expect.any(Number) }),
     );
     const rest = (
-      await api('GET', `/preview/models/${model.id}/checkpoints?limit=100&after=${second.last_id}`)
+      await emu.api('GET', `/preview/models/${model.id}/checkpoints?limit=100&after=${second.last_id}`)
     ).body;
     expect(rest.data).toHaveLength(6);
     expect(rest.has_more).toBe(false);
@@ -142,7 +127,7 @@ describe('checkpoints', () => {
   it('answers 422 for limit outside 1-100, a non-integer limit, an unknown order or cursor', async () => {
     const model = await createModel();
     const detail = async (qs: string) =>
-      (await api('GET', `/preview/models/${model.id}/checkpoints?${qs}`)).body.detail;
+      (await emu.api('GET', `/preview/models/${model.id}/checkpoints?${qs}`)).body.detail;
     expect(await detail('limit=0')).toEqual([
       {
         type: 'greater_than_equal',
@@ -164,15 +149,15 @@ describe('checkpoints', () => {
   it('deletes by step, reporting the steps that had no checkpoint', async () => {
     const model = await createModel();
     await emu.control('POST', `/models/${model.id}/checkpoints`, { count: 5 });
-    const r = await api('DELETE', `/preview/models/${model.id}/checkpoints`, { steps: [1, 3, 9] });
+    const r = await emu.api('DELETE', `/preview/models/${model.id}/checkpoints`, { steps: [1, 3, 9] });
     expect(r.body).toEqual({ deleted_count: 2, not_found_steps: [9] });
-    const left = (await api('GET', `/preview/models/${model.id}/checkpoints`)).body.data.map(
+    const left = (await emu.api('GET', `/preview/models/${model.id}/checkpoints`)).body.data.map(
       (c: { step: number }) => c.step,
     );
     expect(left).toEqual([0, 2, 4, 5]);
-    expect((await api('DELETE', `/preview/models/${model.id}/checkpoints`, { steps: ['1'] })).status).toBe(
-      422,
-    );
+    expect(
+      (await emu.api('DELETE', `/preview/models/${model.id}/checkpoints`, { steps: ['1'] })).status,
+    ).toBe(422);
   });
 
   it('answers 404 for an unknown model on every route', async () => {
@@ -183,7 +168,7 @@ describe('checkpoints', () => {
       ['DELETE', `/preview/models/${id}`, undefined],
       ['POST', `/preview/models/${id}/log`, { split: 'train', trajectory_groups: [] }],
     ] as const) {
-      const r = await api(method, path, body);
+      const r = await emu.api(method, path, body);
       expect([path, r.status, r.body]).toEqual([path, 404, { detail: `Model ${id} not found` }]);
     }
   });
@@ -193,9 +178,9 @@ describe('DELETE /preview/models/{id}', () => {
   it('cascades to the checkpoints and answers what it deleted', async () => {
     const model = await createModel();
     await emu.control('POST', `/models/${model.id}/checkpoints`, { count: 4 });
-    const r = await api('DELETE', `/preview/models/${model.id}`);
+    const r = await emu.api('DELETE', `/preview/models/${model.id}`);
     expect(r.body).toEqual({ model_id: model.id, deleted_checkpoints: 5, deleted_run: true });
-    expect((await api('GET', `/preview/models/${model.id}/checkpoints`)).status).toBe(404);
+    expect((await emu.api('GET', `/preview/models/${model.id}/checkpoints`)).status).toBe(404);
     expect((await emu.control('GET', '/state')).body).toMatchObject({ models: [], logs: 0, jobs: [] });
   });
 });
@@ -208,7 +193,7 @@ describe('POST /preview/models/{id}/log', () => {
         trajectories: [{ reward: 1, messages_and_choices: [{ role: 'user', content: 'hi' }] }, { reward: 0 }],
       },
     ];
-    const r = await api('POST', `/preview/models/${model.id}/log`, {
+    const r = await emu.api('POST', `/preview/models/${model.id}/log`, {
       split: 'val',
       trajectory_groups: groups,
     });
@@ -224,7 +209,7 @@ describe('POST /preview/models/{id}/log', () => {
 
   it('answers 422 located inside the groups, as the OpenAPI document types them', async () => {
     const model = await createModel();
-    const r = await api('POST', `/preview/models/${model.id}/log`, {
+    const r = await emu.api('POST', `/preview/models/${model.id}/log`, {
       split: 'train',
       trajectory_groups: [
         { trajectories: [{ reward: 'high', messages_and_choices: [{ role: 'robot', content: 'x' }] }] },

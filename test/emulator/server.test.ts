@@ -1,16 +1,11 @@
 // The emulator core over real HTTP: the three prefixes, bearer auth, FastAPI-style 404/405, the model
 // list's OpenAI shape, system-check switches, fault injection and the request record.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RequestLog } from '../../src/emulator/recorder.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { RequestLog } from '../../src/emulator/index.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+const { emu } = useEmulator();
 
 async function call(path: string, init: RequestInit & { key?: string | null } = {}) {
   const headers = new Headers(init.headers);

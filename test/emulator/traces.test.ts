@@ -3,17 +3,12 @@
 // decoded on request.
 
 import { deflateSync, gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encodeRequest, type PbResourceSpans } from '../../src/traces/otlp.js';
 import { spanFromJson } from '../../src/traces/otlp-json.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+const { emu } = useEmulator();
 
 const URL_PATH = '/trace/agents/otel/v1/traces';
 const basic = (key: string) => `Basic ${Buffer.from(`api:${key}`).toString('base64')}`;

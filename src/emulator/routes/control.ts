@@ -1,6 +1,6 @@
 // /_emulator/…: inspection and fault injection for tests and benchmarks. Not part of the platform
 // contract; never recorded, never faulted. Like the platform's routes they need a key the emulator was
-// started with (or its control key), and they take JSON only (server.ts, guard.ts): what they expose
+// started with (or its control key), and they take JSON only (pipeline.ts, guard.ts): what they expose
 // (the request record, with bodies) and do (faults, reset) is no business of a web page.
 
 import { isObject } from '../../json.js';

@@ -1,4 +1,5 @@
-// Seeded randomness, so that the emulator's metrics and schedules are the same on every run.
+// Seeded randomness: the same seed, the same numbers on every run. The emulator's metrics, job ids and
+// chat replies use it, and so does the synthetic span generator (traces/generate.ts); neither owns it.
 
 /** mulberry32: small, fast, good enough for plausible noise. Returns numbers in [0, 1). */
 export function seededRandom(seed: number): () => number {

@@ -1,0 +1,20 @@
+// The emulator's public entry: what the rest of aip (the `aip emulator` commands, the tests and their
+// helpers) uses of it. Nothing outside src/emulator/ imports any other file in it
+// (test/architecture/emulator-boundary.test.ts checks). What the emulator shares with the rest but
+// does not own lives outside it: its default address, key and team (src/local-platform.ts) and seeded
+// randomness (src/seeded-random.ts). The emulator's own files import each other directly, never this.
+//
+// - startEmulator and its options and result: an emulator in-process, as `aip emulator`, the tests
+//   and the benchmarks start it; EmulatorState, FaultStore, RequestLog, RequestRecord: what the
+//   running one holds.
+// - defaultStateDir, DB_FILE, openSqlitePersistence: its durable state, where it is kept by default
+//   and the store `aip emulator reset` empties (with EmulatorState) when no emulator is running.
+// - seedDemo: `aip emulator --demo`.
+
+export { seedDemo } from './demo.js';
+export { DB_FILE, openSqlitePersistence } from './durable/sqlite.js';
+export { defaultStateDir } from './durable/state-dir.js';
+export type { FaultStore } from './faults.js';
+export { RequestLog, type RequestRecord } from './recorder.js';
+export { type EmulatorOptions, type RunningEmulator, startEmulator } from './server.js';
+export { EmulatorState } from './state.js';
