@@ -1,19 +1,14 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator } from '../src/emulator/server.js';
+import { describe, expect, it } from 'vitest';
+import { startEmulator } from '../src/emulator/index.js';
 import { main } from '../src/main.js';
 import { runCli, tempConfigDir } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { useEmulator } from './helpers/emulator.js';
 import { fakeIO } from './helpers/io.js';
 import { waitFor } from './helpers/wait.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+const { emu } = useEmulator();
 
 /** The emulator's URLs, without its key: these tests decide where the key comes from. */
 function urls(dir = tempConfigDir()): Record<string, string> {

@@ -6,11 +6,11 @@
 import { EventEmitter } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../src/emulator/recorder.js';
+import { describe, expect, it } from 'vitest';
+import type { RequestRecord } from '../src/emulator/index.js';
 import { main } from '../src/main.js';
-import { type RunOptions, runCli, tempConfigDir } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { tempConfigDir, words } from './helpers/cli.js';
+import { useEmulator } from './helpers/emulator.js';
 import { fakeIO } from './helpers/io.js';
 
 /** Resolves once `condition` holds (polled; an async condition may ask the emulator). */
@@ -22,23 +22,11 @@ async function waitFor(condition: () => boolean | Promise<boolean>, ms = 5000): 
   }
 }
 
-let emu: TestEmulator;
-let env: Record<string, string>;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' };
-});
+const { emu, env, run } = useEmulator();
 
 const MODEL = 'openai/gpt-oss-20b';
 const INFERENCE = '/inference/v1/chat/completions';
 const TRAINING = '/training/v1/chat/completions';
-
-const run = (argv: string[], options: RunOptions = {}) =>
-  runCli(argv, { ...options, env: { ...env, ...options.env } });
 
 async function chatRequests(path = INFERENCE): Promise<RequestRecord[]> {
   return emu.requests({ method: 'POST', path });
@@ -132,22 +120,9 @@ describe('aip chat: prompts and output', () => {
   });
 
   it('passes --temperature, --max-tokens and -o parameters (JSON values when they parse)', async () => {
-    const r = await run([
-      'chat',
-      '-m',
-      MODEL,
-      '--temperature',
-      '0.3',
-      '--max-tokens',
-      '4',
-      '-o',
-      'top_p=0.9',
-      '-o',
-      'stop=["\\n"]',
-      '-o',
-      'user=alice',
-      'hello',
-    ]);
+    const r = await run(
+      words`chat -m ${MODEL} --temperature 0.3 --max-tokens 4 -o top_p=0.9 -o 'stop=["\\n"]' -o user=alice hello`,
+    );
     expect(r.code).toBe(0);
     expect(await lastBody()).toMatchObject({
       temperature: 0.3,
@@ -207,15 +182,9 @@ describe('aip chat: prompts and output', () => {
 
 describe('aip chat: which API', () => {
   async function trainedModel(name: string, steps: number): Promise<string> {
-    const created = await run([
-      'models',
-      'create',
-      '--name',
-      name,
-      '--base-model',
-      'OpenPipe/Qwen3-14B-Instruct',
-      '-q',
-    ]);
+    const created = await run(
+      words`models create --name ${name} --base-model OpenPipe/Qwen3-14B-Instruct -q`,
+    );
     expect(created.code).toBe(0);
     const id = created.stdout.trim();
     await emu.control('POST', `/models/${id}/checkpoints`, { count: steps });
@@ -464,20 +433,9 @@ describe('aip chat: interrupting and continuing', () => {
       file,
       '{"role":"system","content":"old"}\n{"role":"user","content":"hi"}\n{"role":"assistant","content":"hello"}\n',
     );
-    const r = await run([
-      'chat',
-      '-m',
-      MODEL,
-      '--continue',
-      file,
-      '-s',
-      'new',
-      '--message',
-      'user:one',
-      '--message',
-      'assistant:two',
-      'three',
-    ]);
+    const r = await run(
+      words`chat -m ${MODEL} --continue ${file} -s new --message user:one --message assistant:two three`,
+    );
     expect(r.code).toBe(0);
     const saved = readFileSync(file, 'utf8')
       .trimEnd()

@@ -1,30 +1,20 @@
 // aip checkpoints list / delete / prune against the emulator.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Checkpoint } from '../src/api/types.js';
-import { planPrune } from '../src/commands/checkpoints/prune.js';
+import { planPrune } from '../src/commands/checkpoints/prune.run.js';
 import { parseSteps } from '../src/commands/checkpoints/steps.js';
 import { UsageError } from '../src/errors.js';
 import { main } from '../src/main.js';
-import { runCli, tempConfigDir } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { words } from './helpers/cli.js';
+import { useEmulator } from './helpers/emulator.js';
 import { fakeIO } from './helpers/io.js';
 import { waitFor } from './helpers/wait.js';
 
-let emu: TestEmulator;
-let env: Record<string, string>;
+const { emu, env, run } = useEmulator();
 let id: string;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
 beforeEach(async () => {
-  await emu.reset();
-  env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' };
-  const r = await runCli(
-    ['models', 'create', '--name', 'agent', '--base-model', 'OpenPipe/Qwen3-14B-Instruct', '-q'],
-    { env },
-  );
+  const r = await run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct -q');
   id = r.stdout.trim();
 });
 
@@ -35,15 +25,15 @@ async function seed(count: number, metrics?: Record<string, number>): Promise<vo
 }
 
 async function steps(): Promise<number[]> {
-  const r = await runCli(['checkpoints', 'list', 'agent', '--all', '--json'], { env });
+  const r = await run(['checkpoints', 'list', 'agent', '--all', '--json']);
   return (JSON.parse(r.stdout) as Array<{ step: number }>).map((c) => c.step);
 }
 
 describe('aip checkpoints list', () => {
   it('prints a STEP/ID/METRICS table on a terminal, with the cursor to go on', async () => {
     await seed(30);
-    const r = await runCli(['checkpoints', 'list', 'agent', '--limit', '3'], {
-      env: { ...env, NO_COLOR: '1' },
+    const r = await run(['checkpoints', 'list', 'agent', '--limit', '3'], {
+      env: { NO_COLOR: '1' },
       stdoutTTY: true,
     });
     expect(r.code).toBe(0);
@@ -62,7 +52,7 @@ describe('aip checkpoints list', () => {
 
   it('prints TSV with metrics as JSON when piped, the checkpoints as an array with --json, ids with -q', async () => {
     await seed(2, { reward: 0.5 });
-    const piped = await runCli(['checkpoints', 'list', 'agent'], { env });
+    const piped = await run(['checkpoints', 'list', 'agent']);
     const rows = piped.stdout
       .trimEnd()
       .split('\n')
@@ -73,50 +63,34 @@ describe('aip checkpoints list', () => {
       ['2', '{"reward":0.5}'],
     ]);
     expect(piped.stderr).toBe('');
-    const page = JSON.parse((await runCli(['checkpoints', 'list', 'agent', '--json'], { env })).stdout);
+    const page = JSON.parse((await run(['checkpoints', 'list', 'agent', '--json'])).stdout);
     expect(page.map((c: { id: string }) => c.id)).toEqual(rows.map((r) => r[1]));
-    const quiet = await runCli(['checkpoints', 'list', 'agent', '-q'], { env });
+    const quiet = await run(['checkpoints', 'list', 'agent', '-q']);
     expect(quiet.stdout).toBe(`${rows.map((r) => r[1]).join('\n')}\n`);
   });
 
   it('--all follows has_more over 250 checkpoints and --json prints one array', async () => {
     await seed(250);
-    const r = await runCli(['checkpoints', 'list', 'agent', '--all', '--json'], { env });
+    const r = await run(['checkpoints', 'list', 'agent', '--all', '--json']);
     const all = JSON.parse(r.stdout) as Array<{ id: string; step: number }>;
     expect(all.map((c) => c.step)).toEqual(Array.from({ length: 251 }, (_, i) => i));
     const pages = await emu.requests({ path: `/training/v1/preview/models/${id}/checkpoints` });
     expect(pages.map((p) => p.query.limit)).toEqual(['100', '100', '100']);
     expect(pages[0]?.query.after).toBeUndefined();
     expect(pages[1]?.query.after).toBe(all[99]!.id);
-    const small = await runCli(['checkpoints', 'list', 'agent', '--all', '--limit', '50', '-q'], { env });
+    const small = await run(['checkpoints', 'list', 'agent', '--all', '--limit', '50', '-q']);
     expect(small.stdout.trim().split('\n')).toHaveLength(251);
   });
 
   it('pages with --after and --order', async () => {
     await seed(10);
     const first = JSON.parse(
-      (await runCli(['checkpoints', 'list', 'agent', '--order', 'desc', '--limit', '4', '--json'], { env }))
-        .stdout,
+      (await run(['checkpoints', 'list', 'agent', '--order', 'desc', '--limit', '4', '--json'])).stdout,
     );
     expect(first.map((c: { step: number }) => c.step)).toEqual([10, 9, 8, 7]);
     const next = JSON.parse(
-      (
-        await runCli(
-          [
-            'checkpoints',
-            'list',
-            'agent',
-            '--order',
-            'desc',
-            '--limit',
-            '4',
-            '--after',
-            first.at(-1).id,
-            '--json',
-          ],
-          { env },
-        )
-      ).stdout,
+      (await run(words`checkpoints list agent --order desc --limit 4 --after ${first.at(-1).id} --json`))
+        .stdout,
     );
     expect(next.map((c: { step: number }) => c.step)).toEqual([6, 5, 4, 3]);
   });
@@ -128,23 +102,23 @@ describe('aip checkpoints list', () => {
       ['--order', 'up'],
       ['--plot', 'reward', '--json'],
     ]) {
-      const r = await runCli(['checkpoints', 'list', 'agent', ...args], { env });
+      const r = await run(['checkpoints', 'list', 'agent', ...args]);
       expect([args, r.code]).toEqual([args, 2]);
     }
     expect(await emu.requests({ method: 'GET' })).toEqual([]);
   });
 
   it('maps 404, 401 and a server 422 to exit codes 3, 4 and 2', async () => {
-    const missing = await runCli(['checkpoints', 'list', '99999999-9999-9999-9999-999999999999'], { env });
+    const missing = await run(['checkpoints', 'list', '99999999-9999-9999-9999-999999999999']);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(
       /^error: Model 99999999-9999-9999-9999-999999999999 not found \(HTTP 404 from GET/,
     );
-    const denied = await runCli(['checkpoints', 'list', 'agent'], {
-      env: { ...env, AIP_API_KEY: 'someone-elses-key-0000' },
+    const denied = await run(['checkpoints', 'list', 'agent'], {
+      env: { AIP_API_KEY: 'someone-elses-key-0000' },
     });
     expect(denied.code).toBe(4);
-    const cursor = await runCli(['checkpoints', 'list', 'agent', '--after', 'not-a-checkpoint'], { env });
+    const cursor = await run(['checkpoints', 'list', 'agent', '--after', 'not-a-checkpoint']);
     expect(cursor.code).toBe(2);
     expect(cursor.stderr).toMatch(
       /\n {2}query\.after: Value error, no checkpoint not-a-checkpoint in this model\n$/,
@@ -153,8 +127,8 @@ describe('aip checkpoints list', () => {
 
   it('--plot draws the metric over the steps', async () => {
     await seed(40);
-    const r = await runCli(['checkpoints', 'list', 'agent', '--plot', 'reward'], {
-      env: { ...env, NO_COLOR: '1' },
+    const r = await run(['checkpoints', 'list', 'agent', '--plot', 'reward'], {
+      env: { NO_COLOR: '1' },
       stdoutTTY: true,
     });
     expect(r.code).toBe(0);
@@ -163,7 +137,7 @@ describe('aip checkpoints list', () => {
     expect(lines.slice(1, -2).every((l) => /^ *[\d.]* ┤[\u2800-\u28ff]+$/.test(l))).toBe(true);
     expect(lines.at(-2)).toMatch(/└─+$/);
     expect(lines.at(-1)).toMatch(/^ +1 +40$/);
-    const missing = await runCli(['checkpoints', 'list', 'agent', '--plot', 'accuracy'], { env });
+    const missing = await run(['checkpoints', 'list', 'agent', '--plot', 'accuracy']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(
       /no checkpoint of .* has the metric "accuracy"; metrics: grad_norm, learning_rate, loss, reward, reward_std_dev/,
@@ -174,19 +148,19 @@ describe('aip checkpoints list', () => {
 describe('aip checkpoints delete', () => {
   it('deletes steps and prints what was deleted and what was not found', async () => {
     await seed(8);
-    const r = await runCli(['checkpoints', 'delete', 'agent', '--steps', '3,5-6,9', '--yes'], { env });
+    const r = await run(['checkpoints', 'delete', 'agent', '--steps', '3,5-6,9', '--yes']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('deleted\t3,5,6\nnot found\t9\n');
     const [request] = await emu.requests({ method: 'DELETE' });
     expect(request?.body).toEqual({ steps: [3, 5, 6, 9] });
     expect(await steps()).toEqual([0, 1, 2, 4, 7, 8]);
-    const json = await runCli(['checkpoints', 'delete', 'agent', '--steps', '1', '--yes', '--json'], { env });
+    const json = await run(['checkpoints', 'delete', 'agent', '--steps', '1', '--yes', '--json']);
     expect(JSON.parse(json.stdout)).toEqual({ deleted_count: 1, not_found_steps: [] });
   });
 
   it('exits 3 when none of the steps existed', async () => {
-    const r = await runCli(['checkpoints', 'delete', 'agent', '--steps', '40,41', '--yes'], {
-      env: { ...env, NO_COLOR: '1' },
+    const r = await run(['checkpoints', 'delete', 'agent', '--steps', '40,41', '--yes'], {
+      env: { NO_COLOR: '1' },
       stdoutTTY: true,
     });
     expect(r.code).toBe(3);
@@ -196,10 +170,10 @@ describe('aip checkpoints delete', () => {
 
   it('refuses bad step lists and non-interactive deletion without --yes, sending nothing', async () => {
     for (const list of ['3,x', '5-2', '-1', '']) {
-      const r = await runCli(['checkpoints', 'delete', 'agent', '--steps', list, '--yes'], { env });
+      const r = await run(['checkpoints', 'delete', 'agent', '--steps', list, '--yes']);
       expect([list, r.code]).toEqual([list, 2]);
     }
-    const unconfirmed = await runCli(['checkpoints', 'delete', 'agent', '--steps', '1'], { env });
+    const unconfirmed = await run(['checkpoints', 'delete', 'agent', '--steps', '1']);
     expect(unconfirmed.code).toBe(2);
     expect(await emu.requests({ method: 'DELETE' })).toEqual([]);
   });
@@ -209,10 +183,7 @@ describe('aip checkpoints prune', () => {
   it('--dry-run shows the plan and deletes nothing', async () => {
     await seed(6);
     await emu.control('POST', `/models/${id}/checkpoints`, { steps: [2], metrics: { reward: 9 } });
-    const r = await runCli(
-      ['checkpoints', 'prune', 'agent', '--keep-last', '2', '--keep-best', 'reward', '--dry-run'],
-      { env },
-    );
+    const r = await run('checkpoints prune agent --keep-last 2 --keep-best reward --dry-run');
     expect(r.code).toBe(0);
     const rows = r.stdout
       .trimEnd()
@@ -232,18 +203,14 @@ describe('aip checkpoints prune', () => {
     );
     expect(await emu.requests({ method: 'DELETE' })).toEqual([]);
     const json = JSON.parse(
-      (await runCli(['checkpoints', 'prune', 'agent', '--keep-last', '2', '--dry-run', '--json'], { env }))
-        .stdout,
+      (await run(['checkpoints', 'prune', 'agent', '--keep-last', '2', '--dry-run', '--json'])).stdout,
     );
     expect(json).toEqual({ keep: [5, 6], delete: [0, 1, 2, 3, 4], best: null, dry_run: true, deleted: null });
   });
 
   it('deletes the rest in one request after confirmation (--yes)', async () => {
     await seed(5);
-    const r = await runCli(
-      ['checkpoints', 'prune', 'agent', '--keep-last', '1', '--keep-best', 'loss:min', '--yes', '--json'],
-      { env },
-    );
+    const r = await run('checkpoints prune agent --keep-last 1 --keep-best loss:min --yes --json');
     expect(r.code).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result.keep).toContain(5);
@@ -256,12 +223,12 @@ describe('aip checkpoints prune', () => {
   });
 
   it('needs something to keep, and says when there is nothing to prune', async () => {
-    const none = await runCli(['checkpoints', 'prune', 'agent', '--yes'], { env });
+    const none = await run(['checkpoints', 'prune', 'agent', '--yes']);
     expect(none).toMatchObject({
       code: 2,
       stderr: 'error: say what to keep: --keep-last N, --keep-best METRIC, or both\n',
     });
-    const nothing = await runCli(['checkpoints', 'prune', 'agent', '--keep-last', '5', '--yes'], { env });
+    const nothing = await run(['checkpoints', 'prune', 'agent', '--keep-last', '5', '--yes']);
     expect(nothing.code).toBe(0);
     expect(nothing.stderr).toBe(`Nothing to prune: all 1 checkpoints of local/demo/agent (${id}) are kept\n`);
     expect(await emu.requests({ method: 'DELETE' })).toEqual([]);
@@ -301,7 +268,7 @@ describe('checkpoint deletes, the hard cases', () => {
       path: `/training/v1/preview/models/${id}/checkpoints`,
       cut_after_bytes: 10,
     });
-    const r = await runCli(['checkpoints', 'delete', 'agent', '--steps', '2,3', '--yes'], { env });
+    const r = await run(['checkpoints', 'delete', 'agent', '--steps', '2,3', '--yes']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('deleted\t\nnot found\t2,3\n');
     expect(r.stderr.split('\n')).toEqual([
@@ -329,10 +296,7 @@ describe('checkpoint deletes, the hard cases', () => {
       steps: [2],
       metrics: { loss: 0.001, reward: 0 },
     });
-    const r = await runCli(
-      ['checkpoints', 'prune', 'agent', '--keep-last', '1', '--keep-best', 'loss:min', '--yes', '--json'],
-      { env },
-    );
+    const r = await run('checkpoints prune agent --keep-last 1 --keep-best loss:min --yes --json');
     const result = JSON.parse(r.stdout);
     expect(result.best).toEqual({ metric: 'loss', lowest: true, step: 2, value: 0.001 });
     expect(result.keep).toEqual([2, 5]);

@@ -5,16 +5,12 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { runCli, tempConfigDir } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { useEmulator } from './helpers/emulator.js';
 import { describeWithContract, loadContract } from './helpers/openapi.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
+const { emu } = useEmulator({ fresh: 'file' });
 
 describeWithContract('requests against training-openapi.json', (document) => {
   it('flags a request that does not conform (the check itself can fail)', async () => {

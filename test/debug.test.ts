@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { useEmulator } from './helpers/emulator.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
+const { emu } = useEmulator({ fresh: 'file' });
 
 describe('--debug', () => {
   it('logs each exchange on stderr with the key masked, keeping stdout clean', async () => {

@@ -1,33 +1,18 @@
 // aip doctor, the warning about a config file others can change (as ssh gives), and secrets in URLs
 // masked in every message.
 
-import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { useEmulator } from './helpers/emulator.js';
 import { closedPort } from './helpers/ports.js';
 
-let emu: TestEmulator;
-const dirs: string[] = [];
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(async () => {
-  await emu.close();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => emu.reset());
-
-function configDir(): string {
-  const dir = tempConfigDir();
-  dirs.push(dir);
-  return dir;
-}
+const { emu } = useEmulator();
 
 /** A config dir holding a profile with the emulator's key, in the modes given. */
 function storedKey(dirMode: number, fileMode: number): string {
-  const dir = configDir();
+  const dir = tempConfigDir();
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { 'api-key': emu.key } } }));
   chmodSync(join(dir, 'config.json'), fileMode);
   chmodSync(dir, dirMode);
@@ -43,7 +28,7 @@ type Row = { check: string; status: string; detail: string };
 
 describe('aip doctor', () => {
   it('passes every check against a healthy setup, as a table and as JSON', async () => {
-    const env = { ...emu.env, AIP_CONFIG_DIR: configDir(), AIP_PROJECT: 'local/demo' };
+    const env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' };
     const r = await runCli(['doctor'], { env });
     expect([r.code, r.stderr]).toEqual([0, '']);
     const json = await runCli(['doctor', '--json'], { env });
@@ -92,7 +77,7 @@ describe('aip doctor', () => {
   });
 
   it('names plain http to another machine, and sends the key nowhere', async () => {
-    const env = { ...emu.env, AIP_CONFIG_DIR: configDir(), AIP_BASE_URL: 'http://platform.example/v1' };
+    const env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_BASE_URL: 'http://platform.example/v1' };
     const r = await runCli(['doctor', '--json'], { env });
     expect(r.code).toBe(1);
     const rows = JSON.parse(r.stdout) as Row[];
@@ -103,7 +88,7 @@ describe('aip doctor', () => {
   });
 
   it('says when there is no key', async () => {
-    const r = await runCli(['doctor', '--json'], { env: { ...urls(), AIP_CONFIG_DIR: configDir() } });
+    const r = await runCli(['doctor', '--json'], { env: { ...urls(), AIP_CONFIG_DIR: tempConfigDir() } });
     expect(r.code).toBe(1);
     expect((JSON.parse(r.stdout) as Row[]).find((row) => row.check === 'api key')).toMatchObject({
       status: 'fail',
@@ -141,7 +126,7 @@ describe('a config file or directory others can change', () => {
 
 describe('secrets in URLs', () => {
   it('are masked in every message: usage errors, warnings, --debug', async () => {
-    const dir = configDir();
+    const dir = tempConfigDir();
     const cases: string[][] = [
       ['--base-url', 'http://alice:s3cr3t-pass@example.com/v1', 'health'],
       ['--trace-url', 'https://bob:s3cr3t-pass@trace.example', 'health'],

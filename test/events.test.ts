@@ -3,33 +3,21 @@
 import { EventEmitter } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
-import { runCli, tempConfigDir } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { useEmulator } from './helpers/emulator.js';
 import { fakeIO } from './helpers/io.js';
 import { waitFor } from './helpers/wait.js';
 
-let emu: TestEmulator;
-let env: Record<string, string>;
+// run() polls at the emulator's pace (sleepCap) without slowing the suite.
+const t = useEmulator({ runOptions: { sleepCap: 5 } });
+const { emu, env, run } = t;
 let file: string;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
 beforeEach(async () => {
-  await emu.reset();
-  const dir = tempConfigDir();
-  env = { ...emu.env, AIP_CONFIG_DIR: dir, AIP_PROJECT: 'local/demo' };
-  await runCli(['models', 'create', '--name', 'agent', '--base-model', 'OpenPipe/Qwen3-14B-Instruct', '-q'], {
-    env,
-  });
-  file = join(dir, 'groups.jsonl');
+  await run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct -q');
+  file = join(t.dir, 'groups.jsonl');
   writeFileSync(file, '{"trajectories": [{"reward": 1}, {"reward": 0}]}\n');
 });
-
-const run = (args: string[], extra: Parameters<typeof runCli>[1] = {}) =>
-  runCli(args, { env, sleepCap: 5, ...extra });
 
 /** A job of `steps` gradient steps (steps + 2 events), run to its end unless told not to. */
 async function job(steps: number, finish = true): Promise<string> {

@@ -2,7 +2,7 @@
 // produce it, and through the one mapping (exitCodeFor) for the rest.
 
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ApiError,
   AuthError,
@@ -17,15 +17,10 @@ import {
   WaitTimeoutError,
 } from '../src/errors.js';
 import { runCli } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { useEmulator } from './helpers/emulator.js';
 import { closedPort } from './helpers/ports.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+const { emu } = useEmulator();
 
 describe('exit codes end to end', () => {
   it('0: success', async () => {

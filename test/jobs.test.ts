@@ -3,37 +3,23 @@
 import { EventEmitter } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCli, words } from './helpers/cli.js';
+import { useEmulator } from './helpers/emulator.js';
 import { waitFor } from './helpers/wait.js';
 
-let emu: TestEmulator;
-let env: Record<string, string>;
-let dir: string;
+// run() polls at the emulator's pace (sleepCap) without slowing the suite.
+const t = useEmulator({ runOptions: { sleepCap: 5 } });
+const { emu, env, run } = t;
 let modelId: string;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
 beforeEach(async () => {
-  await emu.reset();
-  dir = tempConfigDir();
-  env = { ...emu.env, AIP_CONFIG_DIR: dir, AIP_PROJECT: 'local/demo' };
   modelId = (
-    await runCli(
-      ['models', 'create', '--name', 'agent', '--base-model', 'OpenPipe/Qwen3-14B-Instruct', '-q'],
-      { env },
-    )
+    await run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct -q')
   ).stdout.trim();
 });
 
-/** Polls at the emulator's pace without slowing the suite. */
-const run = (args: string[], extra: Parameters<typeof runCli>[1] = {}) =>
-  runCli(args, { env, sleepCap: 5, ...extra });
-
 function groupsFile(n = 3): string {
-  const file = join(dir, 'groups.jsonl');
+  const file = join(t.dir, 'groups.jsonl');
   const group = (r: number) => ({
     trajectories: [{ reward: r, messages_and_choices: [{ role: 'user', content: 'q' }] }, { reward: 0 }],
   });
@@ -42,7 +28,7 @@ function groupsFile(n = 3): string {
 }
 
 function sftFile(lines: unknown[]): string {
-  const file = join(dir, 'train.jsonl');
+  const file = join(t.dir, 'train.jsonl');
   writeFileSync(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n'));
   return file;
 }
@@ -62,18 +48,7 @@ async function jobsInEmulator(): Promise<Array<{ id: string; status: string; kin
 
 describe('aip jobs create rl', () => {
   it('creates a job, waits for it, and the model gains a checkpoint per step (exit 0)', async () => {
-    const r = await run([
-      'jobs',
-      'create',
-      'rl',
-      '--model',
-      'agent',
-      '--file',
-      groupsFile(3),
-      '--wait',
-      '--interval',
-      '0.01',
-    ]);
+    const r = await run(words`jobs create rl --model agent --file ${groupsFile(3)} --wait --interval 0.01`);
     expect(r.code).toBe(0);
     const [job] = await jobsInEmulator();
     expect(job).toMatchObject({ status: 'succeeded', kind: 'rl' });
@@ -94,19 +69,9 @@ describe('aip jobs create rl', () => {
   });
 
   it('without --wait prints the job, remembers it, and says how to follow it', async () => {
-    const r = await run([
-      'jobs',
-      'create',
-      'rl',
-      '--model',
-      'agent',
-      '--file',
-      groupsFile(),
-      '--learning-rate',
-      '1e-5',
-      '--loss-fn',
-      'ppo',
-    ]);
+    const r = await run(
+      words`jobs create rl --model agent --file ${groupsFile()} --learning-rate 1e-5 --loss-fn ppo`,
+    );
     expect(r.code).toBe(0);
     const [job] = await jobsInEmulator();
     expect(r.stdout).toBe(`id\t${job!.id}\nkind\trl\nmodel\tlocal/demo/agent (${modelId})\n`);
@@ -129,24 +94,13 @@ describe('aip jobs create rl', () => {
   });
 
   it('merges --config (inline or a file) under the flags, and refuses unknown or mistyped settings', async () => {
-    const config = join(dir, 'config.json');
+    const config = join(t.dir, 'config.json');
     writeFileSync(config, JSON.stringify({ scale_rewards: false, learning_rate: 1e-6 }));
     expect(
       (
-        await run([
-          'jobs',
-          'create',
-          'rl',
-          '--model',
-          'agent',
-          '--file',
-          groupsFile(),
-          '--config',
-          config,
-          '--learning-rate',
-          '3e-6',
-          '-q',
-        ])
+        await run(
+          words`jobs create rl --model agent --file ${groupsFile()} --config ${config} --learning-rate 3e-6 -q`,
+        )
       ).code,
     ).toBe(0);
     const [post] = await emu.requests({ method: 'POST', path: '/training/v1/preview/training-jobs' });
@@ -187,7 +141,7 @@ describe('aip jobs create rl', () => {
   });
 
   it('checks the file first: a bad group is reported by line and nothing is sent (exit 2)', async () => {
-    const file = join(dir, 'bad.jsonl');
+    const file = join(t.dir, 'bad.jsonl');
     writeFileSync(file, '{"trajectories": [{"reward": 1}]}\n{"trajectories": [{"reward": []}]}\n');
     const r = await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', file, '--wait']);
     expect(r.code).toBe(2);
@@ -198,17 +152,7 @@ describe('aip jobs create rl', () => {
   });
 
   it('--dry-run prints the exact request with the key masked, and sends nothing', async () => {
-    const r = await run([
-      'jobs',
-      'create',
-      'rl',
-      '--model',
-      'agent',
-      '--file',
-      groupsFile(1),
-      '--dry-run',
-      '--wait',
-    ]);
+    const r = await run(words`jobs create rl --model agent --file ${groupsFile(1)} --dry-run --wait`);
     expect(r.code).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines.slice(0, 6)).toEqual([
@@ -223,19 +167,7 @@ describe('aip jobs create rl', () => {
     expect(r.stdout + r.stderr).not.toContain(emu.key);
     expect(r.stderr).toBe('Dry run: nothing was sent\n');
     const json = JSON.parse(
-      (
-        await run([
-          'jobs',
-          'create',
-          'rl',
-          '--model',
-          'agent',
-          '--file',
-          groupsFile(1),
-          '--dry-run',
-          '--json',
-        ])
-      ).stdout,
+      (await run(words`jobs create rl --model agent --file ${groupsFile(1)} --dry-run --json`)).stdout,
     );
     expect(json).toMatchObject({
       method: 'POST',
@@ -250,16 +182,7 @@ describe('aip jobs create rl', () => {
     for (const fault of [{ status: 500 }, { drop: true }, { cut_after_bytes: 5 }]) {
       await emu.reset();
       modelId = (
-        await run([
-          'models',
-          'create',
-          '--name',
-          'agent',
-          '--base-model',
-          'OpenPipe/Qwen3-14B-Instruct',
-          '--return-existing',
-          '-q',
-        ])
+        await run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct --return-existing -q')
       ).stdout.trim();
       await emu.fault({ method: 'POST', path: '/training/v1/preview/training-jobs', ...fault });
       const r = await run(['jobs', 'create', 'rl', '--model', modelId, '--file', groupsFile(), '--wait']);
@@ -277,26 +200,9 @@ describe('aip jobs create rl', () => {
 describe('aip jobs create sft', () => {
   it('creates an SFT job from a data URL, checking a local copy first, and waits for it', async () => {
     const file = sftFile([example, example]);
-    const r = await run([
-      'jobs',
-      'create',
-      'sft',
-      '--model',
-      'agent',
-      '--data-url',
-      'wandb-artifact:///local/demo/train:v0',
-      '--file',
-      file,
-      '--batch-size',
-      '8',
-      '--learning-rate',
-      '1e-5,2e-5',
-      '--assistant-turns',
-      'last',
-      '--wait',
-      '--interval',
-      '0.01',
-    ]);
+    const r = await run(
+      words`jobs create sft --model agent --data-url wandb-artifact:///local/demo/train:v0 --file ${file} --batch-size 8 --learning-rate 1e-5,2e-5 --assistant-turns last --wait --interval 0.01`,
+    );
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('succeeded after 6 steps');
     const [post] = await emu.requests({ method: 'POST', path: '/training/v1/preview/sft-training-jobs' });
@@ -309,31 +215,15 @@ describe('aip jobs create sft', () => {
 
   it('refuses bad local data before sending, and warns about a URL that is not an artifact', async () => {
     const file = sftFile([example, { messages: [{ role: 'user', content: 'no answer' }] }]);
-    const r = await run([
-      'jobs',
-      'create',
-      'sft',
-      '--model',
-      'agent',
-      '--data-url',
-      'wandb-artifact:///x/y/z:v0',
-      '--file',
-      file,
-    ]);
+    const r = await run(
+      words`jobs create sft --model agent --data-url wandb-artifact:///x/y/z:v0 --file ${file}`,
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${file}:2: messages[0].role: the last message must be the assistant's`);
     expect(await emu.requests({ method: 'POST', path: '/training/v1/preview/sft-training-jobs' })).toEqual(
       [],
     );
-    const http = await run([
-      'jobs',
-      'create',
-      'sft',
-      '--model',
-      'agent',
-      '--data-url',
-      'https://example.com/train.jsonl',
-    ]);
+    const http = await run('jobs create sft --model agent --data-url https://example.com/train.jsonl');
     expect(http.stderr).toMatch(
       /^warning: --data-url "https:\/\/example.com\/train.jsonl" is not a wandb-artifact:\/\/\/ URL/,
     );
@@ -498,7 +388,7 @@ describe('aip jobs validate', () => {
     const ok = await run(['jobs', 'validate', 'rl', groupsFile(4)]);
     expect(ok).toMatchObject({
       code: 0,
-      stdout: `${join(dir, 'groups.jsonl')}: valid RL data: 4 groups, 8 trajectories, rewards 0 to 0.75\n`,
+      stdout: `${join(t.dir, 'groups.jsonl')}: valid RL data: 4 groups, 8 trajectories, rewards 0 to 0.75\n`,
       stderr: '',
     });
     const bad = await run(['jobs', 'validate', 'rl', '-', '--json'], { stdin: '[{"trajectories": 1}]' });
@@ -607,24 +497,18 @@ describe('waiting, the hard cases', () => {
     });
     expect(r.stderr).toMatch(/^Follow it with: aip jobs wait [0-9a-f-]{36}\n$/);
     await runCli(['--profile', 'emu', 'config', 'set', 'base-url', emu.urls.base], { env });
-    const withProfile = await run([
-      '--profile',
-      'emu',
-      'jobs',
-      'create',
-      'rl',
-      '--model',
-      modelId,
-      '--file',
-      groupsFile(),
-    ]);
+    const withProfile = await run(
+      words`--profile emu jobs create rl --model ${modelId} --file ${groupsFile()}`,
+    );
     expect(withProfile.stderr).toMatch(/^Follow it with: aip --profile emu jobs wait [0-9a-f-]{36}\n$/);
   });
 
   it('--dry-run works without a key, saying the real request would fail', async () => {
     const { AIP_API_KEY: _k, ...noKey } = env;
-    const r = await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', groupsFile(1), '--dry-run'], {
+    // Not laid over env (as run() does): without the key.
+    const r = await runCli(words`jobs create rl --model agent --file ${groupsFile(1)} --dry-run`, {
       env: noKey,
+      sleepCap: 5,
     });
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('authorization');
@@ -634,17 +518,9 @@ describe('waiting, the hard cases', () => {
   });
 
   it('refuses a learning-rate list with an empty entry', async () => {
-    const r = await run([
-      'jobs',
-      'create',
-      'sft',
-      '--model',
-      'agent',
-      '--data-url',
-      'wandb-artifact:///a/b/c:v0',
-      '--learning-rate',
-      '1e-5,',
-    ]);
+    const r = await run(
+      'jobs create sft --model agent --data-url wandb-artifact:///a/b/c:v0 --learning-rate 1e-5,',
+    );
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/expected a number, or numbers separated by commas/);
   });

@@ -3,28 +3,19 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../src/main.js';
-import { runCli, tempConfigDir } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { runCli, words } from './helpers/cli.js';
+import { useEmulator } from './helpers/emulator.js';
 import { fakeIO } from './helpers/io.js';
 import { waitFor } from './helpers/wait.js';
 
-let emu: TestEmulator;
-let env: Record<string, string>;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' };
-});
+const { emu, env, run } = useEmulator();
 
 const BASE = 'OpenPipe/Qwen3-14B-Instruct';
 
 async function create(name: string, extra: string[] = []): Promise<string> {
-  const r = await runCli(['models', 'create', '--name', name, '--base-model', BASE, '-q', ...extra], { env });
+  const r = await run(['models', 'create', '--name', name, '--base-model', BASE, '-q', ...extra]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   return r.stdout.trim();
@@ -36,7 +27,7 @@ function registry(): { models: Array<Record<string, string>> } {
 
 describe('aip models list', () => {
   it('lists the inference models through the SDK, with the project header', async () => {
-    const r = await runCli(['models', 'list'], { env: { ...env, NO_COLOR: '1' }, stdoutTTY: true });
+    const r = await run(['models', 'list'], { env: { NO_COLOR: '1' }, stdoutTTY: true });
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID +OWNED BY$/);
@@ -47,9 +38,9 @@ describe('aip models list', () => {
   });
 
   it('prints TSV when piped, JSON objects with --json, ids with -q', async () => {
-    const piped = await runCli(['models', 'list'], { env });
+    const piped = await run(['models', 'list']);
     expect(piped.stdout.split('\n')).toContain('deepseek-ai/DeepSeek-V3.1\tsystem');
-    const json = JSON.parse((await runCli(['models', 'list', '--json'], { env })).stdout);
+    const json = JSON.parse((await run(['models', 'list', '--json'])).stdout);
     expect(json[0]).toEqual({
       id: 'meta-llama/Llama-3.1-8B-Instruct',
       object: 'model',
@@ -57,29 +48,29 @@ describe('aip models list', () => {
       owned_by: 'system',
       root: 'meta-llama/Llama-3.1-8B-Instruct',
     });
-    const quiet = await runCli(['models', 'list', '-q'], { env });
+    const quiet = await run(['models', 'list', '-q']);
     expect(quiet.stdout.split('\n')[0]).toBe('meta-llama/Llama-3.1-8B-Instruct');
   });
 
   it("maps SDK errors to exit codes: 401 → 4, 429 → 6, 503 → 1, with the server's text", async () => {
-    const bad = await runCli(['models', 'list'], { env: { ...env, AIP_API_KEY: 'wrong-key-000000000000' } });
+    const bad = await run(['models', 'list'], { env: { AIP_API_KEY: 'wrong-key-000000000000' } });
     expect(bad.code).toBe(4);
     expect(bad.stderr).toMatch(
       /^error: Authentication failed \(HTTP 401 from GET \/inference\/v1\/models, request id req_\w+\); run 'aip auth login'/,
     );
     await emu.fault({ path: '/inference/v1/models', status: 429, retry_after: 0, times: 5 });
-    const limited = await runCli(['--max-retries', '1', 'models', 'list'], { env });
+    const limited = await run(['--max-retries', '1', 'models', 'list']);
     expect(limited.code).toBe(6);
     expect(limited.stderr).toContain('Concurrency limit reached for requests');
     expect(await emu.requests({ path: '/inference/v1/models' })).toHaveLength(3);
     await emu.reset();
     await emu.fault({ path: '/inference/v1/models', status: 503, retry_after: 0, times: 5 });
-    expect((await runCli(['--max-retries', '0', 'models', 'list'], { env })).code).toBe(1);
+    expect((await run(['--max-retries', '0', 'models', 'list'])).code).toBe(1);
   });
 
   it('reports an unreachable inference API as a network error (exit 1)', async () => {
     await emu.fault({ path: '/inference/v1/models', drop: true });
-    const r = await runCli(['--max-retries', '0', 'models', 'list'], { env });
+    const r = await run(['--max-retries', '0', 'models', 'list']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: inference API unreachable: GET \/inference\/v1\/models failed/);
   });
@@ -87,14 +78,14 @@ describe('aip models list', () => {
 
 describe('aip models base', () => {
   it('lists the trainable base models', async () => {
-    const r = await runCli(['models', 'base'], { env });
+    const r = await run(['models', 'base']);
     expect(r.stdout).toBe('OpenPipe/Qwen3-14B-Instruct\nQwen/Qwen3-30B-A3B-Instruct-2507\n');
-    expect(JSON.parse((await runCli(['models', 'base', '--json'], { env })).stdout)).toHaveLength(2);
+    expect(JSON.parse((await run(['models', 'base', '--json'])).stdout)).toHaveLength(2);
   });
 
   it('says clearly when the server has no such endpoint (exit 3)', async () => {
     await emu.fault({ path: '/training/v1/preview/base-models', status: 404 });
-    const r = await runCli(['models', 'base'], { env });
+    const r = await run(['models', 'base']);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/does not list its trainable base models .*OpenPipe\/Qwen3-14B-Instruct/);
   });
@@ -102,8 +93,8 @@ describe('aip models base', () => {
 
 describe('aip models create', () => {
   it('creates the model in the project and remembers it', async () => {
-    const r = await runCli(['models', 'create', '--name', 'agent-001', '--base-model', BASE], {
-      env: { ...env, NO_COLOR: '1' },
+    const r = await run(['models', 'create', '--name', 'agent-001', '--base-model', BASE], {
+      env: { NO_COLOR: '1' },
       stdoutTTY: true,
     });
     expect(r.code).toBe(0);
@@ -131,7 +122,7 @@ describe('aip models create', () => {
 
   it('--json prints the model as returned; --return-existing gives the same id', async () => {
     const json = JSON.parse(
-      (await runCli(['models', 'create', '--name', 'm', '--base-model', BASE, '--json'], { env })).stdout,
+      (await run(['models', 'create', '--name', 'm', '--base-model', BASE, '--json'])).stdout,
     );
     expect(Object.keys(json).sort()).toEqual(['base_model', 'entity', 'id', 'name', 'project', 'run_id']);
     expect(await create('m', ['--return-existing'])).toBe(json.id);
@@ -140,7 +131,7 @@ describe('aip models create', () => {
 
   it('explains a duplicate name (409, exit 1) and never sends the create twice', async () => {
     await create('dup');
-    const r = await runCli(['models', 'create', '--name', 'dup', '--base-model', BASE], { env });
+    const r = await run(['models', 'create', '--name', 'dup', '--base-model', BASE]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(
       /already exists.*\(HTTP 409 .*\); pass --return-existing to get the existing model\n$/,
@@ -153,7 +144,7 @@ describe('aip models create', () => {
     const none = await runCli(['models', 'create', '--name', 'x', '--base-model', BASE], { env: noProject });
     expect(none.code).toBe(2);
     expect(none.stderr).toMatch(/^error: no project to create the model in/);
-    const bad = await runCli(['models', 'create', '--name', 'x', '--base-model', 'gpt-2'], { env });
+    const bad = await run(['models', 'create', '--name', 'x', '--base-model', 'gpt-2']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/\n {2}base_model: Value error, gpt-2 cannot be trained here/);
   });
@@ -162,7 +153,7 @@ describe('aip models create', () => {
     for (const fault of [{ status: 500 }, { drop: true }]) {
       await emu.reset();
       await emu.fault({ method: 'POST', path: '/training/v1/preview/models', ...fault });
-      const r = await runCli(['models', 'create', '--name', 'once', '--base-model', BASE], { env });
+      const r = await run(['models', 'create', '--name', 'once', '--base-model', BASE]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('not retried');
       expect(await emu.requests({ method: 'POST' })).toHaveLength(1);
@@ -173,13 +164,10 @@ describe('aip models create', () => {
 describe('model names', () => {
   it('resolve by name, project/name or team/project/name; an ambiguous name is a usage error, an unknown one not found', async () => {
     const a = await create('shared');
-    const other = await runCli(
-      ['--project', 'local/other', 'models', 'create', '--name', 'shared', '--base-model', BASE, '-q'],
-      { env },
-    );
+    const other = await run(words`--project local/other models create --name shared --base-model ${BASE} -q`);
     const c = other.stdout.trim();
     const ids = async (ref: string) => {
-      const r = await runCli(['checkpoints', 'list', ref, '--json'], { env });
+      const r = await run(['checkpoints', 'list', ref, '--json']);
       return { code: r.code, stderr: r.stderr };
     };
     expect((await ids('demo/shared')).code).toBe(0);
@@ -202,8 +190,8 @@ describe('model names', () => {
 
   it('are kept per base URL', async () => {
     await create('here');
-    const elsewhere = await runCli(['checkpoints', 'list', 'here'], {
-      env: { ...env, AIP_BASE_URL: `${emu.origin}/other/v1` },
+    const elsewhere = await run(['checkpoints', 'list', 'here'], {
+      env: { AIP_BASE_URL: `${emu.origin}/other/v1` },
     });
     expect(elsewhere.code).toBe(3);
     expect(elsewhere.stderr).toMatch(/no model was created from this machine against .*\/other\/v1/);
@@ -213,24 +201,24 @@ describe('model names', () => {
 describe('aip models delete', () => {
   it('refuses without --yes when there is no terminal, sending nothing', async () => {
     await create('doomed');
-    const r = await runCli(['models', 'delete', 'doomed'], { env });
+    const r = await run(['models', 'delete', 'doomed']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(
       'error: refusing to delete the model without --yes: there is no terminal to confirm on\n',
     );
     expect(await emu.requests({ method: 'DELETE' })).toEqual([]);
-    const noInput = await runCli(['--no-input', 'models', 'delete', 'doomed'], { env, stdinTTY: true });
+    const noInput = await run(['--no-input', 'models', 'delete', 'doomed'], { stdinTTY: true });
     expect(noInput.code).toBe(2);
   });
 
   it('deletes with --yes, forgets the name, and says what went', async () => {
     const id = await create('doomed');
     await emu.control('POST', `/models/${id}/checkpoints`, { count: 3 });
-    const r = await runCli(['models', 'delete', 'doomed', '--yes'], { env });
+    const r = await run(['models', 'delete', 'doomed', '--yes']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(`Deleted model local/demo/doomed (${id}): 4 checkpoints, and its run\n`);
     expect(registry().models).toEqual([]);
-    const json = await runCli(['models', 'delete', id, '--yes', '--json'], { env });
+    const json = await run(['models', 'delete', id, '--yes', '--json']);
     expect(json.code).toBe(3);
     expect(json.stderr).toMatch(new RegExp(`^error: Model ${id} not found \\(HTTP 404`));
   });
@@ -272,7 +260,7 @@ describe('aip models log', () => {
     const id = await create('logged');
     const file = join(env.AIP_CONFIG_DIR!, 'groups.jsonl');
     writeFileSync(file, `${JSON.stringify(group(1))}\n\n${JSON.stringify(group(0.5))}\r\n`);
-    const r = await runCli(['models', 'log', 'logged', '--split', 'train', '--file', file], { env });
+    const r = await run(['models', 'log', 'logged', '--split', 'train', '--file', file]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe(
       `Logged 2 groups (4 trajectories, rewards 0.25 to 1) to split "train" of local/demo/logged (${id})\n`,
@@ -285,8 +273,7 @@ describe('aip models log', () => {
 
   it("reads a JSON array from stdin, and prints the server's answer with --json", async () => {
     await create('logged');
-    const r = await runCli(['models', 'log', 'logged', '--split', 'val', '--file', '-', '--json'], {
-      env,
+    const r = await run(['models', 'log', 'logged', '--split', 'val', '--file', '-', '--json'], {
       stdin: JSON.stringify([group(1)], null, 2),
     });
     expect(r.code).toBe(0);
@@ -305,7 +292,7 @@ describe('aip models log', () => {
         '{"trajectories": [{"messages_and_choices": [{"role": "robot"}]}]}',
       ].join('\n'),
     );
-    const r = await runCli(['models', 'log', 'logged', '--split', 'train', '--file', file], { env });
+    const r = await run(['models', 'log', 'logged', '--split', 'train', '--file', file]);
     expect(r.code).toBe(2);
     expect(r.stderr.split('\n')).toEqual([
       `${file}:2: trajectories[0].reward: Input should be a valid number, not the string "high"`,
@@ -319,24 +306,17 @@ describe('aip models log', () => {
 
   it('refuses a missing file, an empty file, and an empty split before anything is sent', async () => {
     await create('logged');
-    const missing = await runCli(
-      ['models', 'log', 'logged', '--split', 'train', '--file', '/nonexistent/g.jsonl'],
-      { env },
-    );
+    const missing = await run('models log logged --split train --file /nonexistent/g.jsonl');
     expect(missing).toMatchObject({
       code: 2,
       stderr: 'error: cannot read /nonexistent/g.jsonl: no such file\n',
     });
-    const empty = await runCli(['models', 'log', 'logged', '--split', 'train', '--file', '-'], {
-      env,
+    const empty = await run(['models', 'log', 'logged', '--split', 'train', '--file', '-'], {
       stdin: '\n\n',
     });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('stdin:1: no trajectory groups: the file is empty');
-    const noSplit = await runCli(['models', 'log', 'logged', '--split', ' ', '--file', '-'], {
-      env,
-      stdin: '{}',
-    });
+    const noSplit = await run(['models', 'log', 'logged', '--split', ' ', '--file', '-'], { stdin: '{}' });
     expect(noSplit.code).toBe(2);
     expect((await emu.requests()).filter((r) => r.path.endsWith('/log'))).toEqual([]);
   });
@@ -346,7 +326,7 @@ describe('the model registry under stress', () => {
   it('keeps every model when creates run in parallel (the write is locked)', async () => {
     const names = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6'];
     const results = await Promise.all(
-      names.map((name) => runCli(['models', 'create', '--name', name, '--base-model', BASE, '-q'], { env })),
+      names.map((name) => run(['models', 'create', '--name', name, '--base-model', BASE, '-q'])),
     );
     expect(results.map((r) => r.code)).toEqual([0, 0, 0, 0, 0, 0]);
     expect(
@@ -358,7 +338,7 @@ describe('the model registry under stress', () => {
 
   it('is read before the create: a corrupt registry stops it before anything is sent', async () => {
     writeFileSync(join(env.AIP_CONFIG_DIR!, 'models.json'), '{"models": [');
-    const r = await runCli(['models', 'create', '--name', 'x', '--base-model', BASE], { env });
+    const r = await run(['models', 'create', '--name', 'x', '--base-model', BASE]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/models\.json is not valid JSON: fix it by hand or delete it/);
     expect(await emu.requests({ method: 'POST' })).toEqual([]);
@@ -366,7 +346,7 @@ describe('the model registry under stress', () => {
 
   it('forgets a model deleted by its upper-case UUID', async () => {
     const id = await create('shout');
-    const r = await runCli(['models', 'delete', id.toUpperCase(), '--yes'], { env });
+    const r = await run(['models', 'delete', id.toUpperCase(), '--yes']);
     expect(r.code).toBe(0);
     expect(registry().models).toEqual([]);
   });
@@ -376,7 +356,7 @@ describe('answers lost on the way back', () => {
   it('a model delete whose answer was cut is retried, and the 404 of the retry counts as done', async () => {
     const id = await create('cut');
     await emu.fault({ method: 'DELETE', path: `/training/v1/preview/models/${id}`, cut_after_bytes: 5 });
-    const r = await runCli(['models', 'delete', 'cut', '--yes'], { env });
+    const r = await run(['models', 'delete', 'cut', '--yes']);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(
       'warning: the request was sent 2 times and the model is gone: an earlier attempt deleted it',
@@ -387,12 +367,12 @@ describe('answers lost on the way back', () => {
 
   it('the model list is fetched again when its body is cut short (through the SDK)', async () => {
     await emu.fault({ path: '/inference/v1/models', cut_after_bytes: 40 });
-    const r = await runCli(['models', 'list', '-q'], { env });
+    const r = await run(['models', 'list', '-q']);
     expect(r.code).toBe(0);
     expect(r.stdout.split('\n')).toContain('openai/gpt-oss-20b');
     expect(await emu.requests({ path: '/inference/v1/models' })).toHaveLength(2);
     await emu.fault({ path: '/inference/v1/models', cut_after_bytes: 40 });
-    const once = await runCli(['--max-retries', '0', 'models', 'list'], { env });
+    const once = await run(['--max-retries', '0', 'models', 'list']);
     expect(once.code).toBe(1);
     expect(once.stderr).toMatch(
       /^error: inference API unreachable: GET \/inference\/v1\/models failed \(ECONNRESET\)\n$/,

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isCI, wantsColor } from '../src/output/io.js';
 import { printFields, printTable } from '../src/output/table.js';
 import { runCli } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { useEmulator } from './helpers/emulator.js';
 import { fakeIO } from './helpers/io.js';
 
 const ESC = '\u001b[';
@@ -126,11 +126,7 @@ describe('tables', () => {
 });
 
 describe('colour end to end', () => {
-  let emu: TestEmulator;
-  beforeAll(async () => {
-    emu = await startTestEmulator();
-  });
-  afterAll(() => emu.close());
+  const { emu } = useEmulator({ fresh: 'file' });
 
   it('colours a terminal, and nothing under NO_COLOR, --no-color, TERM=dumb or a pipe', async () => {
     const coloured = await runCli(['health'], { env: emu.env, stdoutTTY: true });

@@ -4,27 +4,15 @@ import { EventEmitter } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../src/emulator/recorder.js';
-import { type RunOptions, runCli, tempConfigDir } from './helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from './helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import type { RequestRecord } from '../src/emulator/index.js';
+import { type RunOptions, words } from './helpers/cli.js';
+import { useEmulator } from './helpers/emulator.js';
 
-let emu: TestEmulator;
-let env: Record<string, string>;
-let dir: string;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  dir = tempConfigDir();
-  env = { ...emu.env, AIP_CONFIG_DIR: dir, AIP_PROJECT: 'local/demo' };
-});
+const t = useEmulator();
+const { emu, run } = t;
 
 const INGEST = '/trace/agents/otel/v1/traces';
-const run = (argv: string[], options: RunOptions = {}) =>
-  runCli(argv, { ...options, env: { ...env, ...options.env } });
 
 interface Stored {
   total: number;
@@ -46,7 +34,7 @@ async function ingests(): Promise<RequestRecord[]> {
 
 /** A generated file (canonical OTLP/JSON) of `spans` spans. */
 async function generate(spans: number, args: string[] = []): Promise<string> {
-  const file = join(dir, `spans-${spans}-${args.join('').replace(/\W/g, '')}.out`);
+  const file = join(t.dir, `spans-${spans}-${args.join('').replace(/\W/g, '')}.out`);
   const r = await run(['traces', 'generate', '--spans', String(spans), '-o', file, ...args]);
   expect(r.code).toBe(0);
   return file;
@@ -124,7 +112,7 @@ describe('aip traces send', () => {
     const pretty = await generate(300, ['--format', 'json']);
     expect(readFileSync(pretty, 'utf8')).toMatch(/^{\n {2}"resourceSpans": \[\n/);
     const pb = await generate(300, ['--format', 'protobuf']);
-    const gz = join(dir, 'spans.jsonl.gz');
+    const gz = join(t.dir, 'spans.jsonl.gz');
     writeFileSync(gz, gzipSync(readFileSync(jsonl)));
     for (const [args, options] of [
       [[jsonl], {}],
@@ -148,7 +136,7 @@ describe('aip traces send', () => {
   });
 
   it('sends protobuf, gzipped, with Basic credentials and the project header', async () => {
-    const file = join(dir, 'one.json');
+    const file = join(t.dir, 'one.json');
     writeFileSync(file, JSON.stringify(doc([SPAN])));
     expect((await run(['traces', 'send', file])).code).toBe(0);
     const [request] = await ingests();
@@ -162,7 +150,7 @@ describe('aip traces send', () => {
   });
 
   it("routes by the configured project where the resource has none, and keeps a resource's own", async () => {
-    const file = join(dir, 'mixed.jsonl');
+    const file = join(t.dir, 'mixed.jsonl');
     const own = [
       { key: 'wandb.entity', value: { stringValue: 'other' } },
       { key: 'wandb.project', value: { stringValue: 'theirs' } },
@@ -184,7 +172,7 @@ describe('aip traces send', () => {
   });
 
   it('refuses spans that would route nowhere, before sending, when no project is configured', async () => {
-    const file = join(dir, 'unrouted.json');
+    const file = join(t.dir, 'unrouted.json');
     writeFileSync(file, JSON.stringify(doc([SPAN, { ...SPAN, spanId: 'eee19b7ec3c1b175' }]), null, 2));
     const r = await run(['traces', 'send', file], { env: { AIP_PROJECT: '' } });
     expect(r.code).toBe(2);
@@ -193,7 +181,7 @@ describe('aip traces send', () => {
   });
 
   it('lists every problem as file:line: path: problem and sends nothing', async () => {
-    const file = join(dir, 'bad.jsonl');
+    const file = join(t.dir, 'bad.jsonl');
     const good = JSON.stringify(doc([SPAN]));
     const bad = JSON.stringify(
       doc([
@@ -212,17 +200,17 @@ describe('aip traces send', () => {
       '',
     ]);
     expect(await ingests()).toHaveLength(0);
-    const pb = join(dir, 'bad.pb');
+    const pb = join(t.dir, 'bad.pb');
     writeFileSync(pb, Buffer.from([0x0a, 0x05, 0x01]));
     const notPb = await run(['traces', 'send', pb]);
     expect(notPb.code).toBe(2);
     expect(notPb.stderr).toMatch(new RegExp(`^${pb}: not an OTLP ExportTraceServiceRequest in protobuf: `));
-    const empty = join(dir, 'empty.json');
+    const empty = join(t.dir, 'empty.json');
     writeFileSync(empty, '{"resourceSpans": []}');
     expect((await run(['traces', 'send', empty])).stderr).toBe(
       `${empty}: no spans in the input\nerror: ${empty}: 1 problem in 0 spans; nothing was sent\n`,
     );
-    expect((await run(['traces', 'send', join(dir, 'missing.json')])).code).toBe(2);
+    expect((await run(['traces', 'send', join(t.dir, 'missing.json')])).code).toBe(2);
   });
 
   it('a protobuf request whose first length byte reads as "{" is still protobuf', async () => {
@@ -238,7 +226,7 @@ describe('aip traces send', () => {
       ];
       const bytes = encodeRequest({ resourceSpans });
       if (bytes[1] !== 0x7b) continue;
-      const file = join(dir, 'brace.pb');
+      const file = join(t.dir, 'brace.pb');
       writeFileSync(file, bytes);
       const r = await run(['traces', 'send', file, '--json']);
       expect(r.stderr).toBe('');
@@ -250,7 +238,7 @@ describe('aip traces send', () => {
 
   it('a protobuf file broken part-way is refused with where it breaks, nothing sent', async () => {
     const pb = await generate(300, ['--format', 'protobuf']);
-    const cut = join(dir, 'cut.pb');
+    const cut = join(t.dir, 'cut.pb');
     writeFileSync(cut, readFileSync(pb).subarray(0, 5000));
     const r = await run(['traces', 'send', cut]);
     expect(r.code).toBe(2);
@@ -262,7 +250,7 @@ describe('aip traces send', () => {
 
   it('a gzip file cut short is bad input, said in one line', async () => {
     const jsonl = await generate(300);
-    const gz = join(dir, 'cut.jsonl.gz');
+    const gz = join(t.dir, 'cut.jsonl.gz');
     const whole = gzipSync(readFileSync(jsonl));
     writeFileSync(gz, whole.subarray(0, whole.length >> 1));
     const r = await run(['traces', 'send', gz]);
@@ -274,7 +262,7 @@ describe('aip traces send', () => {
   });
 
   it('checks base64 bytes values strictly', async () => {
-    const file = join(dir, 'b64.json');
+    const file = join(t.dir, 'b64.json');
     writeFileSync(
       file,
       JSON.stringify(doc([{ ...SPAN, attributes: [{ key: 'b', value: { bytesValue: 'a' } }] }])),
@@ -446,22 +434,7 @@ describe('aip traces span', () => {
   });
 
   it('keeps a value with a leading zero as text', async () => {
-    expect(
-      (
-        await run([
-          'traces',
-          'span',
-          '--name',
-          'z',
-          '--attr',
-          'zip=02134',
-          '--attr',
-          'n=0',
-          '--attr',
-          'x=0.5',
-        ])
-      ).code,
-    ).toBe(0);
+    expect((await run('traces span --name z --attr zip=02134 --attr n=0 --attr x=0.5')).code).toBe(0);
     expect((await stored()).data[0]!.span.attributes).toEqual([
       { key: 'zip', value: { stringValue: '02134' } },
       { key: 'n', value: { intValue: '0' } },
@@ -585,7 +558,7 @@ describe('aip traces exec', () => {
   });
 
   it('refuses a key bound for plain http before running the command', async () => {
-    const marker = join(dir, 'ran');
+    const marker = join(t.dir, 'ran');
     const r = await run(
       ['traces', 'exec', '--', node, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`],
       {
@@ -647,14 +620,9 @@ describe('aip traces generate', () => {
     expect(
       (await run(['traces', 'generate', '--spans', '5', '--format', 'protobuf'], { stdoutTTY: true })).code,
     ).toBe(2);
-    const unwritable = await run([
-      'traces',
-      'generate',
-      '--spans',
-      '5',
-      '-o',
-      join(dir, 'no', 'such', 'dir.jsonl'),
-    ]);
+    const unwritable = await run(
+      words`traces generate --spans 5 -o ${join(t.dir, 'no', 'such', 'dir.jsonl')}`,
+    );
     expect(unwritable.code).toBe(2);
     expect(unwritable.stderr).toMatch(/^error: cannot write .*: its directory does not exist \(ENOENT\)\n$/);
   });
@@ -662,17 +630,7 @@ describe('aip traces generate', () => {
 
 describe('aip chat --trace', () => {
   it('records the exchange as a GenAI chat span', async () => {
-    const r = await run([
-      'chat',
-      '-m',
-      'openai/gpt-oss-20b',
-      '--trace',
-      '--max-tokens',
-      '5',
-      '--temperature',
-      '0.5',
-      'hello',
-    ]);
+    const r = await run('chat -m openai/gpt-oss-20b --trace --max-tokens 5 --temperature 0.5 hello');
     expect(r.code).toBe(0);
     const [record] = (await stored()).data;
     expect(record!.span).toMatchObject({ name: 'chat openai/gpt-oss-20b', kind: 3 });

@@ -1,21 +1,16 @@
 // The API layer against the emulator over real HTTP: retries, Retry-After, timeouts, typed errors,
 // and the rule that a POST is never sent twice once it may have reached the server.
 
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpClient, type HttpClientOptions } from '../../src/api/http.js';
 import { guardKeys, nodeTransport } from '../../src/api/transport.js';
 import { joinUrl, p, segment } from '../../src/api/url.js';
 import { ApiError, exitCodeFor, NetworkError, UsageError } from '../../src/errors.js';
 import { assertKeyMayBeSentTo, isLoopbackHost } from '../../src/secrets.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 import { closedPort } from '../helpers/ports.js';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(() => emu.reset());
+const { emu } = useEmulator();
 
 function client(overrides: Partial<HttpClientOptions> = {}) {
   const sleeps: number[] = [];

@@ -3,33 +3,26 @@
 // platform documents. aip itself uses this SDK, but through its own fetch: here it runs as shipped.
 
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type TestEmulator, useEmulator } from '../helpers/emulator.js';
 
-let emu: TestEmulator;
-let streaming: TestEmulator;
+const { emu } = useEmulator({ fresh: 'file' });
+const { emu: streaming } = useEmulator({ trainingChatStream: true, fresh: 'file' });
 const ARTIFACT = 'wandb-artifact:///local/sdk/agent:step2';
 
 /** A model with checkpoints 1 and 2 on `target`, made through the Training API. */
 async function train(target: TestEmulator): Promise<void> {
-  const res = await fetch(`${target.urls.base}/preview/models`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ project: 'sdk', name: 'agent', base_model: 'OpenPipe/Qwen3-14B-Instruct' }),
+  const res = await target.api('POST', '/preview/models', {
+    project: 'sdk',
+    name: 'agent',
+    base_model: 'OpenPipe/Qwen3-14B-Instruct',
   });
-  const { id } = (await res.json()) as { id: string };
+  const { id } = res.body as { id: string };
   await target.control('POST', `/models/${id}/checkpoints`, { count: 2 });
 }
 
 beforeAll(async () => {
-  [emu, streaming] = await Promise.all([
-    startTestEmulator(),
-    startTestEmulator({ trainingChatStream: true }),
-  ]);
   await Promise.all([train(emu), train(streaming)]);
-});
-afterAll(async () => {
-  await Promise.all([emu.close(), streaming.close()]);
 });
 
 const client = (target: TestEmulator, api: 'inference' | 'training') =>

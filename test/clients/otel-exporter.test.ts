@@ -30,7 +30,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 
 type ExportResult = Parameters<Parameters<SpanExporter['export']>[1]>[0];
 /** CompressionAlgorithm.GZIP, whose enum lives in a package that is not a direct dependency. */
@@ -60,16 +60,15 @@ class Recorded implements SpanExporter {
   }
 }
 
-let emu: TestEmulator;
+const { emu } = useEmulator({ fresh: 'file' });
 let ingest: string;
 const providers: TracerProvider[] = [];
-beforeAll(async () => {
-  emu = await startTestEmulator();
+beforeAll(() => {
   ingest = `${emu.urls.trace}/agents/otel/v1/traces`;
 });
+// Before the emulator closes (after hooks run last-registered first).
 afterAll(async () => {
   for (const provider of providers) await provider.shutdown();
-  await emu.close();
 });
 
 const SCOPE = { name: 'weather-agent-client', version: '1.4.2' };

@@ -8,9 +8,10 @@ import { join } from 'node:path';
 import { ExitCode } from '../../src/errors.js';
 import { type RunOptions, type RunResult, runCli } from '../helpers/cli.js';
 import type { Exchange, Violation } from '../helpers/prism.js';
+import { TEST_SEED } from '../helpers/seed.js';
 
-/** Reproducible by default; AIP_TEST_SEED replays another run (the failure messages print the seed). */
-export const SEED = process.env.AIP_TEST_SEED?.trim() || '20261121';
+/** The run's seed (test/helpers/seed.ts): the failure messages print it, AIP_TEST_SEED replays it. */
+export const SEED = String(TEST_SEED);
 
 /**
  * The only statuses whose answers may break the document, each with why the platform sends it although

@@ -3,20 +3,16 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestRecord } from '../../src/emulator/recorder.js';
+import { describe, expect, it } from 'vitest';
+import type { RequestRecord } from '../../src/emulator/index.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 import { hasScript, startTerminal, type Terminal } from '../helpers/pty.js';
 
 const MODEL = 'openai/gpt-oss-20b';
 const PATH = '/inference/v1/chat/completions';
 
-let emu: TestEmulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
+const { emu } = useEmulator({ fresh: 'file' });
 
 async function chats(): Promise<
   Array<{ messages: Array<{ role: string; content: string }>; stream?: boolean }>

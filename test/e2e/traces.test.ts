@@ -3,23 +3,12 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { useEmulator } from '../helpers/emulator.js';
 import { runAip } from '../helpers/spawn.js';
 
-let emu: TestEmulator;
-let env: Record<string, string>;
-let dir: string;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  dir = tempConfigDir();
-  env = { ...emu.env, AIP_CONFIG_DIR: dir, AIP_PROJECT: 'local/demo' };
-});
+const t = useEmulator();
+const { emu, env } = t;
 
 /** JSON text with sorted keys: equal values, equal text. */
 function canonical(value: unknown): string {
@@ -36,7 +25,7 @@ async function total(): Promise<number> {
 
 describe('aip traces send on worker threads', () => {
   it('reads a large JSON Lines file on several threads and sends every span once, exactly', async () => {
-    const file = join(dir, 'big.jsonl');
+    const file = join(t.dir, 'big.jsonl');
     expect(
       (
         await runAip(['traces', 'generate', '--spans', '12000', '--routing', 'team/exact', '-o', file], {
@@ -66,9 +55,9 @@ describe('aip traces send on worker threads', () => {
 
   it('hands a line too long for a worker back to the main thread, and still sends every span', async () => {
     // Each piece has its own seed, so its span ids differ: the emulator keeps a repeated span once.
-    const before = join(dir, 'before.jsonl');
-    const after = join(dir, 'after.jsonl');
-    const big = join(dir, 'one-line.jsonl');
+    const before = join(t.dir, 'before.jsonl');
+    const after = join(t.dir, 'after.jsonl');
+    const big = join(t.dir, 'one-line.jsonl');
     for (const [seed, out] of [
       ['2', before],
       ['3', after],
@@ -84,7 +73,7 @@ describe('aip traces send on worker threads', () => {
         })
       ).code,
     ).toBe(0);
-    const file = join(dir, 'mixed.jsonl');
+    const file = join(t.dir, 'mixed.jsonl');
     writeFileSync(file, Buffer.concat([readFileSync(before), readFileSync(big), readFileSync(after)]));
     const r = await runAip(['traces', 'send', file, '--workers', '2', '--json'], { env });
     expect(r.stderr).toBe('');
@@ -93,7 +82,7 @@ describe('aip traces send on worker threads', () => {
   });
 
   it('reports problems at their line of the whole file, from whichever thread found them, and sends nothing', async () => {
-    const file = join(dir, 'broken.jsonl');
+    const file = join(t.dir, 'broken.jsonl');
     expect(
       (await runAip(['traces', 'generate', '--spans', '12000', '--per-document', '100', '-o', file], { env }))
         .code,

@@ -3,12 +3,10 @@ import { EventEmitter } from 'node:events';
 // environment is not inherited: nothing from the developer's shell (a WANDB_API_KEY, say) leaks in.
 // `sleep` is recorded instead of waited, so retry delays are asserted without slowing the suite.
 
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Transport } from '../../src/api/transport.js';
 import { main } from '../../src/main.js';
 import { type FakeIOOptions, fakeIO } from './io.js';
+import { tempDir } from './temp.js';
 
 export interface RunOptions extends FakeIOOptions {
   /** Actually wait in sleep() instead of recording the delay. */
@@ -28,11 +26,56 @@ export interface RunResult {
   sleeps: number[];
 }
 
+/** A new config directory (aip-test-*), removed after this test file. */
 export function tempConfigDir(): string {
-  return mkdtempSync(join(tmpdir(), 'aip-test-'));
+  return tempDir('aip-test-');
 }
 
-export async function runCli(argv: string[], options: RunOptions = {}): Promise<RunResult> {
+/**
+ * A command line as argv words, as a shell would split it: on whitespace, with a '…' or "…" part kept
+ * whole (the quotes removed; no escapes, no expansion). As a tag, each ${value} is taken as it is,
+ * spaces and quotes included, in the word it stands in (an array: one word per item):
+ *   words('jobs create rl --model agent --name "my model"')
+ *   words`jobs create rl --model agent --file ${file} --interval=${seconds}`
+ */
+export function words(text: string | TemplateStringsArray, ...values: unknown[]): string[] {
+  const out: string[] = [];
+  let word: string | undefined;
+  let quote: string | undefined;
+  const end = () => {
+    if (word !== undefined) out.push(word);
+    word = undefined;
+  };
+  const literal = (part: string) => {
+    for (const c of part) {
+      if (quote) {
+        if (c === quote) quote = undefined;
+        else word += c;
+      } else if (c === '"' || c === "'") {
+        quote = c;
+        word ??= '';
+      } else if (/\s/.test(c)) end();
+      else word = (word ?? '') + c;
+    }
+  };
+  const parts = typeof text === 'string' ? [text] : text;
+  parts.forEach((part, i) => {
+    literal(part);
+    if (i >= values.length) return;
+    const value = values[i];
+    if (Array.isArray(value)) {
+      end();
+      out.push(...value.map(String));
+    } else word = (word ?? '') + String(value);
+  });
+  if (quote) throw new Error(`unclosed ${quote} in: ${parts.join('…')}`);
+  end();
+  return out;
+}
+
+/** main(argv) in-process; argv as an array or as one string (split by words()). */
+export async function runCli(argv: string[] | string, options: RunOptions = {}): Promise<RunResult> {
+  if (typeof argv === 'string') argv = words(argv);
   const env = { AIP_CONFIG_DIR: options.env?.AIP_CONFIG_DIR ?? tempConfigDir(), ...options.env };
   const { io, stdout, stderr } = fakeIO({ ...options, env });
   const sleeps: number[] = [];

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, it } from 'vitest';
-import type { RequestRecord } from '../../src/emulator/recorder.js';
+import type { RequestRecord } from '../../src/emulator/index.js';
 
 export const CONTRACT_PATH = new URL('../../../shared/reference/training-openapi.json', import.meta.url);
 

@@ -14,8 +14,17 @@ export interface Spawned {
   stderr: string;
 }
 
+/**
+ * PATH, a HOME that is not the developer's, and the run's TMPDIR and AIP_TEST_RUN (test/global-setup.ts:
+ * what the process leaves in the temporary directory, or leaves running, is then seen), under `extra`.
+ */
 export function aipEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: extra.HOME ?? '/nonexistent', ...extra };
+  const run: Record<string, string> = {};
+  for (const key of ['TMPDIR', 'AIP_TEST_RUN'] as const) {
+    const value = process.env[key];
+    if (value !== undefined) run[key] = value;
+  }
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: extra.HOME ?? '/nonexistent', ...run, ...extra };
 }
 
 export function runAip(

@@ -5,31 +5,21 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 import { fakeIO } from '../helpers/io.js';
 import { waitFor } from '../helpers/wait.js';
 
-let emu: TestEmulator;
-let env: Record<string, string>;
-let dir: string;
+// run() polls at the emulator's pace (sleepCap) without slowing the suite.
+const t = useEmulator({ runOptions: { sleepCap: 5 } });
+const { emu, env, run } = t;
 let base: string;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  dir = tempConfigDir();
-  env = { ...emu.env, AIP_CONFIG_DIR: dir, AIP_PROJECT: 'local/demo' };
+beforeEach(() => {
   base = emu.urls.base;
 });
 
 const BASE_MODEL = 'OpenPipe/Qwen3-14B-Instruct';
-const run = (args: string[], extra: Parameters<typeof runCli>[1] = {}) =>
-  runCli(args, { env, sleepCap: 5, ...extra });
 
 async function createModel(name: string, checkpoints = 0): Promise<string> {
   const r = await run(['models', 'create', '--name', name, '--base-model', BASE_MODEL, '-q']);
@@ -40,7 +30,7 @@ async function createModel(name: string, checkpoints = 0): Promise<string> {
 }
 
 function groupsFile(): string {
-  const file = join(dir, 'groups.jsonl');
+  const file = join(t.dir, 'groups.jsonl');
   const group = { trajectories: [{ reward: 1, messages_and_choices: [{ role: 'user', content: 'q' }] }] };
   writeFileSync(file, `${JSON.stringify(group)}\n${JSON.stringify(group)}\n`);
   return file;
@@ -53,9 +43,9 @@ async function createJob(model: string): Promise<string> {
 }
 
 const models = (): Array<Record<string, string>> =>
-  JSON.parse(readFileSync(join(dir, 'models.json'), 'utf8')).models;
+  JSON.parse(readFileSync(join(t.dir, 'models.json'), 'utf8')).models;
 const jobs = (): Array<Record<string, string>> =>
-  JSON.parse(readFileSync(join(dir, 'jobs.json'), 'utf8')).jobs;
+  JSON.parse(readFileSync(join(t.dir, 'jobs.json'), 'utf8')).jobs;
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** The one line a stale model name gives. */

@@ -27,13 +27,14 @@ import {
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { build, stop as stopEsbuild } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/fs/atomic-write.js';
 import { updateConfig } from '../../src/settings/json-store.js';
 import { removeStaleSpools } from '../../src/traces/spool.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { closedPort } from '../helpers/ports.js';
+import { TEST_SEED } from '../helpers/seed.js';
 import { aipEnv, BIN, runAip } from '../helpers/spawn.js';
 import {
   configVersion,
@@ -44,9 +45,8 @@ import {
   type Version,
 } from './crash-content.js';
 
-const given = process.env.AIP_TEST_SEED;
-const SEED =
-  given !== undefined && given !== '' && Number.isInteger(Number(given)) ? Number(given) : 20261121;
+// The run's seed (test/helpers/seed.ts): fixed unless AIP_TEST_SEED says otherwise.
+const SEED = TEST_SEED;
 
 /** mulberry32: a small seeded generator, so that a failing run's kill points can be replayed. */
 function seeded(seed: number): () => number {
@@ -99,6 +99,8 @@ beforeAll(async () => {
       js: "import { createRequire as __aipCreateRequire } from 'node:module'; const require = __aipCreateRequire(import.meta.url);",
     },
   });
+  // esbuild's service process is not left running after the file.
+  await stopEsbuild();
   emu = await startTestEmulator();
   deadOrigin = `http://127.0.0.1:${await closedPort()}`;
 });

@@ -22,12 +22,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { type OtlpJsonEvent, OtlpJsonSplitter } from '../../src/traces/json-stream.js';
 import { encodeRequest, int64, type PbSpan } from '../../src/traces/otlp.js';
 import { type DocumentEvent, readDocuments } from '../../src/validate/documents.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { words } from '../helpers/cli.js';
+import { useEmulator } from '../helpers/emulator.js';
 import { aipEnv, BIN } from '../helpers/spawn.js';
 import { randomPieces } from '../validate/helpers.js';
 
@@ -40,16 +40,8 @@ const MODEL_ID = '3f0c9a1e-7b2d-4c5e-9f10-1a2b3c4d5e6f';
 const dir = mkdtempSync(join(tmpdir(), 'aip-line-limits-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let emu: TestEmulator;
-let env: Record<string, string>;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' };
-});
+const t = useEmulator();
+const { emu, env } = t;
 
 let files = 0;
 /** A file of these lines (each given its newline). */
@@ -113,8 +105,8 @@ const bigAttribute = (bytes: number) => ({
   attributes: [{ key: 'big', value: { stringValue: text(bytes) } }],
 });
 
-const run = (argv: string[], extra: Record<string, string> = {}) =>
-  runCli(argv, { env: { ...env, ...extra } });
+/** aip in-process, with these variables laid over env. */
+const run = (argv: string[], extra: Record<string, string> = {}) => t.run(argv, { env: extra });
 
 describe('the readers: what is over the limit is the same however the input is cut', () => {
   // A limit of 16 bytes (readDocuments) and 64 (the OTLP splitter), against the text cut at random
@@ -324,17 +316,9 @@ describe('the commands that send: a line over the limit, exit 2, and nothing is 
       64 * MiB,
       '"},{"role":"assistant","content":"ok"}]}\n',
     ]);
-    const r = await run([
-      'jobs',
-      'create',
-      'sft',
-      '--model',
-      MODEL_ID,
-      '--data-url',
-      'wandb-artifact:///local/demo/train:v0',
-      '--file',
-      f,
-    ]);
+    const r = await run(
+      words`jobs create sft --model ${MODEL_ID} --data-url wandb-artifact:///local/demo/train:v0 --file ${f}`,
+    );
     expect(r.stderr).toBe(
       `${f}:2: ${OVER_64M}\nerror: ${f}: 1 problem in 2 training examples; nothing was sent\n`,
     );

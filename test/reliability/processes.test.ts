@@ -5,24 +5,14 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { tempConfigDir, words } from '../helpers/cli.js';
+import { useEmulator } from '../helpers/emulator.js';
 import { hasScript, startTerminal } from '../helpers/pty.js';
 import { aipEnv, BIN, runAip } from '../helpers/spawn.js';
 
-let emu: TestEmulator;
-let env: Record<string, string>;
+const { emu, env, run } = useEmulator();
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
-
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' };
-});
 
 /** Starts aip as a process; resolves once its output shows `ready`, or the emulator has seen it ask. */
 async function startAip(
@@ -59,13 +49,9 @@ function asked(path: string): () => Promise<boolean> {
 
 async function slowJob(): Promise<string> {
   await emu.control('POST', '/job-plans', { steps: 5, step_ms: 3_600_000 });
-  const model = await runCli(
-    ['models', 'create', '--name', 'slow', '--base-model', 'OpenPipe/Qwen3-14B-Instruct', '-q'],
-    { env },
-  );
-  const job = await runCli(
-    ['jobs', 'create', 'rl', '--model', model.stdout.trim(), '--file', join(EXAMPLES, 'groups.jsonl'), '-q'],
-    { env },
+  const model = await run('models create --name slow --base-model OpenPipe/Qwen3-14B-Instruct -q');
+  const job = await run(
+    words`jobs create rl --model ${model.stdout.trim()} --file ${join(EXAMPLES, 'groups.jsonl')} -q`,
   );
   await emu.control('POST', '/job-plans', { step_ms: 2 });
   return job.stdout.trim();
@@ -211,7 +197,7 @@ describe('SIGINT and SIGTERM in the middle of long commands', () => {
 describe('long runs against an emulator that fails one request in ten', () => {
   it('traces send: every span arrives once', { timeout: 60_000 }, async () => {
     const file = join(env.AIP_CONFIG_DIR!, 'spans.jsonl');
-    expect((await runCli(['traces', 'generate', '--spans', '5000', '-o', file], { env })).code).toBe(0);
+    expect((await run(['traces', 'generate', '--spans', '5000', '-o', file])).code).toBe(0);
     await emu.fault({
       path: '/trace/agents/otel/v1/traces',
       status: 503,
@@ -219,9 +205,7 @@ describe('long runs against an emulator that fails one request in ten', () => {
       probability: 0.1,
       times: 100_000,
     });
-    const r = await runCli(['--max-retries', '6', 'traces', 'send', file, '--batch-spans', '100', '--json'], {
-      env,
-    });
+    const r = await run(['--max-retries', '6', 'traces', 'send', file, '--batch-spans', '100', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ accepted: 5000, rejected: 0 });
     const statuses = (await emu.requests({ path: '/trace/agents/otel/v1/traces' })).map((q) => q.status);
@@ -236,23 +220,10 @@ describe('long runs against an emulator that fails one request in ten', () => {
 
   it('events --follow: every event once, in order', { timeout: 60_000 }, async () => {
     await emu.control('POST', '/job-plans', { steps: 400, step_ms: 2 });
-    const model = await runCli(
-      ['models', 'create', '--name', 'load', '--base-model', 'OpenPipe/Qwen3-14B-Instruct', '-q'],
-      { env },
-    );
+    const model = await run('models create --name load --base-model OpenPipe/Qwen3-14B-Instruct -q');
     const job = (
-      await runCli(
-        [
-          'jobs',
-          'create',
-          'rl',
-          '--model',
-          model.stdout.trim(),
-          '--file',
-          join(EXAMPLES, 'groups.jsonl'),
-          '-q',
-        ],
-        { env },
+      await run(
+        words`jobs create rl --model ${model.stdout.trim()} --file ${join(EXAMPLES, 'groups.jsonl')} -q`,
       )
     ).stdout.trim();
     await emu.fault({
@@ -262,13 +233,12 @@ describe('long runs against an emulator that fails one request in ten', () => {
       probability: 0.1,
       times: 100_000,
     });
-    const followed = await runCli(
-      ['events', job, '--follow', '--jsonl', '--interval', '0.01', '--limit', '7'],
-      { env, sleepCap: 5 },
-    );
+    const followed = await run(['events', job, '--follow', '--jsonl', '--interval', '0.01', '--limit', '7'], {
+      sleepCap: 5,
+    });
     expect(followed.code, followed.stderr).toBe(0);
     await emu.control('DELETE', '/faults');
-    const all = JSON.parse((await runCli(['events', job, '--all', '--json'], { env })).stdout) as Array<{
+    const all = JSON.parse((await run(['events', job, '--all', '--json'])).stdout) as Array<{
       id: string;
     }>;
     const ids = followed.stdout

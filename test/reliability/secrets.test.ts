@@ -6,44 +6,35 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Context } from '../../src/context.js';
-import { EMULATOR_DEFAULT_KEY } from '../../src/emulator/defaults.js';
+import { EMULATOR_DEFAULT_KEY } from '../../src/local-platform.js';
 import { buildProgram } from '../../src/program.js';
 import { forgetSecrets } from '../../src/secrets.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator, TEST_KEY, type TestEmulator } from '../helpers/emulator.js';
+import { runCli, tempConfigDir, words } from '../helpers/cli.js';
+import { TEST_KEY, useEmulator } from '../helpers/emulator.js';
 import { fakeIO } from '../helpers/io.js';
 
-let emu: TestEmulator;
+// One config directory and one emulator state for the whole file.
+const t = useEmulator({ fresh: 'file' });
+const { emu } = t;
 let modelId: string;
 let jobId: string;
 let spansFile: string;
-let dir: string;
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 const BASIC = Buffer.from(`api:${TEST_KEY}`).toString('base64');
 const BEARER_HEADER = `Bearer ${TEST_KEY}`;
 
 beforeAll(async () => {
-  emu = await startTestEmulator();
-  dir = tempConfigDir();
-  const env = { ...emu.env, AIP_CONFIG_DIR: dir, AIP_PROJECT: 'local/demo' };
   modelId = (
-    await runCli(
-      ['models', 'create', '--name', 'secrets', '--base-model', 'OpenPipe/Qwen3-14B-Instruct', '-q'],
-      { env },
-    )
+    await t.run('models create --name secrets --base-model OpenPipe/Qwen3-14B-Instruct -q')
   ).stdout.trim();
   jobId = (
-    await runCli(
-      ['jobs', 'create', 'rl', '--model', modelId, '--file', join(EXAMPLES, 'groups.jsonl'), '-q'],
-      { env },
-    )
+    await t.run(words`jobs create rl --model ${modelId} --file ${join(EXAMPLES, 'groups.jsonl')} -q`)
   ).stdout.trim();
-  spansFile = join(dir, 'spans.json');
+  spansFile = join(t.dir, 'spans.json');
   writeFileSync(spansFile, readFileSync(join(import.meta.dirname, '..', 'fixtures', 'spans.json')));
 });
-afterAll(() => emu.close());
 
 /** Every leaf command, with arguments that make it do its work (stdin where it reads one). */
 const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
@@ -107,7 +98,7 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
   'emulator status': () => ({ argv: ['emulator', 'status'] }),
   'emulator stop': () => ({ argv: ['emulator', 'stop'] }),
   // A directory with no state: nothing is emptied (a developer's emulator on 4010 is not this one).
-  'emulator reset': () => ({ argv: ['emulator', 'reset', '--yes', '--state-dir', join(dir, 'no-state')] }),
+  'emulator reset': () => ({ argv: ['emulator', 'reset', '--yes', '--state-dir', join(t.dir, 'no-state')] }),
   emulator: () => ({ argv: ['emulator', '--help'] }),
   completion: () => ({ argv: ['completion', 'bash'] }),
   help: () => ({ argv: ['help', 'environment'] }),

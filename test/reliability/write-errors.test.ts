@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
-import { closedPort } from '../helpers/ports.js';
+import { freePort } from '../helpers/ports.js';
 import { hasScript } from '../helpers/pty.js';
 import { aipEnv, BIN, type Spawned } from '../helpers/spawn.js';
 
@@ -499,7 +499,7 @@ const CASES: Case[] = [
     // An old (empty) log: opening it to append needs no room, so a full disk or a quota meets the record.
     prepare: (d) => writeFileSync(join(d, 'emulator.log'), ''),
     run: async (d, p) => {
-      const port = await closedPort();
+      const port = await freePort();
       const r = await spawnAip(['emulator', '--detach', '--ephemeral', '--port', String(port)], {
         env: { AIP_CONFIG_DIR: d },
         user: p.user,

@@ -6,10 +6,9 @@
 import { EventEmitter } from 'node:events';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
-import { type RunOptions, runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { useEmulator } from '../helpers/emulator.js';
 import { fakeIO } from '../helpers/io.js';
 
 interface Span {
@@ -28,21 +27,8 @@ const MODEL = 'openai/gpt-oss-20b';
 const KIND = { internal: 1, client: 3 };
 const node = process.execPath;
 
-let emu: TestEmulator;
-let env: Record<string, string>;
-let dir: string;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.close());
-beforeEach(async () => {
-  await emu.reset();
-  dir = tempConfigDir();
-  env = { ...emu.env, AIP_CONFIG_DIR: dir, AIP_PROJECT: 'local/demo' };
-});
-
-const run = (argv: string[], options: RunOptions = {}) =>
-  runCli(argv, { ...options, env: { ...env, ...options.env } });
+const t = useEmulator();
+const { emu, env, run } = t;
 
 /** Resolves once `condition` holds (polled; it may ask the emulator). */
 async function until(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
@@ -141,14 +127,7 @@ describe('aip chat --trace', () => {
   });
 
   it("a trained model is its own agent, by the name it was created with; TRACEPARENT is the turn's parent", async () => {
-    const created = await run([
-      'models',
-      'create',
-      '--name',
-      'agent-007',
-      '--base-model',
-      'OpenPipe/Qwen3-14B-Instruct',
-    ]);
+    const created = await run('models create --name agent-007 --base-model OpenPipe/Qwen3-14B-Instruct');
     expect(created.code).toBe(0);
     const parent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const r = await run(['chat', '-m', 'agent-007', '--trace', '--json', 'hi'], {
@@ -383,7 +362,7 @@ describe('aip traces exec', () => {
   });
 
   it('refuses an --attr of a key its flags set, before the command runs', async () => {
-    const marker = join(dir, 'ran');
+    const marker = join(t.dir, 'ran');
     const touch = ['--', node, '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`];
     const byDefault = await run(['traces', 'exec', '--attr', 'gen_ai.tool.name=lint', ...touch]);
     expect(byDefault.code).toBe(2);
@@ -412,16 +391,7 @@ describe('aip traces exec', () => {
 
 describe('aip traces span', () => {
   it('without GenAI flags is a plain span: no gen_ai attributes but those given', async () => {
-    const r = await run([
-      'traces',
-      'span',
-      '--name',
-      'deploy',
-      '--attr',
-      'env=prod',
-      '--attr',
-      'gen_ai.agent.name=free',
-    ]);
+    const r = await run('traces span --name deploy --attr env=prod --attr gen_ai.agent.name=free');
     expect(r.code).toBe(0);
     const [span] = await spans();
     expect(span).toMatchObject({ name: 'deploy', kind: KIND.internal });
@@ -437,14 +407,7 @@ describe('aip traces span', () => {
     const r = await run(['traces', 'span', '--tool', 'get_weather', '--attr', 'gen_ai.tool.name=other']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('error: --attr gen_ai.tool.name: --tool sets it already; give only one of them\n');
-    const implied = await run([
-      'traces',
-      'span',
-      '--conversation',
-      'c-1',
-      '--attr',
-      'gen_ai.operation.name=chat',
-    ]);
+    const implied = await run('traces span --conversation c-1 --attr gen_ai.operation.name=chat');
     expect(implied.code).toBe(2);
     expect(implied.stderr).toBe(
       "error: --attr gen_ai.operation.name: this span's gen_ai.operation.name is invoke_agent (from its other flags, or by default); set it with --operation instead\n",

@@ -2,43 +2,25 @@
 // inject (and a refused connection). Each ends with its documented exit code and a one-line message
 // (422 adds its field lines), never a stack trace; idempotent requests retry within their bound; a
 // create is never sent twice once it may have reached the server; nothing is passed off as complete.
+//
+// The cases are here; they run in parts (fault-matrix-<n>.test.ts, each with an emulator of its own),
+// so that the parts wait out their timeouts and retry delays side by side. PARTS splits the commands,
+// every one in exactly one part: 19 commands, 363 cases in all.
 
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli, words } from '../helpers/cli.js';
+import { useEmulator } from '../helpers/emulator.js';
 import { closedPort } from '../helpers/ports.js';
 
-let emu: TestEmulator;
-let env: Record<string, string>;
+const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 let modelId: string;
 let jobId: string;
-let refusedPort: number;
-const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
-
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: 'local/demo' };
-  const created = await runCli(
-    ['models', 'create', '--name', 'matrix', '--base-model', 'OpenPipe/Qwen3-14B-Instruct', '-q'],
-    { env },
-  );
-  modelId = created.stdout.trim();
-  // A job that stays queued: every fault case finds it as it was.
-  await emu.control('POST', '/job-plans', { steps: 3, step_ms: 3_600_000, times: 1 });
-  const job = await runCli(
-    ['jobs', 'create', 'rl', '--model', modelId, '--file', join(EXAMPLES, 'groups.jsonl'), '-q'],
-    { env },
-  );
-  jobId = job.stdout.trim();
-  await emu.control('POST', '/job-plans', { step_ms: 2 });
-  refusedPort = await closedPort();
-});
-afterAll(() => emu.close());
 
 type Service = 'training' | 'inference' | 'trace';
 
-interface Command {
+export interface Command {
   name: string;
   argv: () => string[];
   service: Service;
@@ -215,7 +197,7 @@ const COMMANDS: Command[] = [
   },
 ];
 
-interface Fault {
+export interface Fault {
   name: string;
   /** Retried (up to --max-retries) by aip's own client, and by the SDK. */
   retried: { aip: boolean; sdk: boolean };
@@ -332,48 +314,104 @@ const serviceEnv: Record<Service, string> = {
   trace: 'AIP_TRACE_URL',
 };
 
-describe('fault matrix', () => {
-  for (const command of COMMANDS) {
-    describe(command.name, () => {
-      for (const fault of FAULTS.filter((f) => !f.only || f.only.includes(command.name))) {
-        it(fault.name, async () => {
-          await emu.control('DELETE', '/faults');
-          await emu.control('DELETE', '/requests');
-          const runEnv = { ...env };
-          if (fault.refused) runEnv[serviceEnv[command.service]] = `http://127.0.0.1:${refusedPort}/v1`;
-          else await emu.fault({ method: command.method, path: command.path, times: 100, ...fault.spec });
-          const r = await runCli(
-            ['--max-retries', String(MAX_RETRIES), ...(fault.flags ?? []), ...command.argv()],
-            { env: runEnv, stdin: command.stdin },
-          );
+/**
+ * The commands of each part, balanced by how long their cases take (the openai SDK's commands wait
+ * out its own retry delays: about 9 s of the whole matrix each).
+ */
+export const PARTS: string[][] = [
+  ['chat', 'models create', 'models log', 'jobs create sft'],
+  ['models list', 'jobs create rl', 'traces send'],
+  ['chat --stream', 'auth login', 'checkpoints prune', 'models base'],
+  [
+    'models delete',
+    'checkpoints list',
+    'checkpoints delete',
+    'jobs get',
+    'events',
+    'traces span',
+    'health',
+    'system-check',
+  ],
+];
 
-          expect(r.code, r.stderr).toBe(fault.code);
-          const lines = r.stderr.trimEnd().split('\n');
-          const first = lines.findIndex((l) => l.startsWith('error: '));
-          expect(first, r.stderr).toBeGreaterThanOrEqual(0);
-          expect(lines[first]).toMatch(fault.says);
-          // One line (422: its field lines, indented, under it); retry notices before it; never a stack.
-          for (const line of lines.slice(first + 1)) expect(line).toMatch(/^ {2}\S/);
-          for (const line of lines.slice(0, first))
-            expect(line).toMatch(/^warning: .*retrying in|^Sent|^Stopped/);
-          expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
-          if (command.failedOutput && r.stdout) expect(r.stdout).toMatch(command.failedOutput);
-          else expect(r.stdout).toBe('');
-
-          if (fault.refused) return;
-          const sent = (await emu.requests({ method: command.method })).filter((q) =>
-            new RegExp(`^${command.path.replace(/\*/g, '[^/]+')}$`).test(q.path),
-          );
-          // Exactly as many attempts as the rules allow: every retry taken, none beyond the bound,
-          // and a create never sent again once it may have arrived.
-          const retried = command.sdk ? fault.retried.sdk : fault.retried.aip;
-          // A stream cut after it began is not sent again: the reply has started on stdout.
-          const streamCut = command.name === 'chat --stream' && fault.spec?.cut_after_bytes !== undefined;
-          const answered = command.answers?.includes(fault.spec?.status as number) === true;
-          const expected = command.creates || !retried || streamCut || answered ? 1 : MAX_RETRIES + 1;
-          expect(sent, `${command.name}: ${fault.name}`).toHaveLength(expected);
-        });
-      }
-    });
+{
+  const named = PARTS.flat();
+  const missing = COMMANDS.filter((c) => !named.includes(c.name)).map((c) => c.name);
+  const unknown = named.filter((n) => !COMMANDS.some((c) => c.name === n));
+  if (missing.length > 0 || unknown.length > 0 || new Set(named).size !== named.length) {
+    throw new Error(`PARTS must name every command once: missing ${missing}, unknown ${unknown}`);
   }
-});
+  // A part with no file would never run.
+  const files = readdirSync(import.meta.dirname).filter((f) => /^fault-matrix-\d+\.test\.ts$/.test(f));
+  if (files.length !== PARTS.length) {
+    throw new Error(`${PARTS.length} parts in PARTS, but ${files.length} fault-matrix-<n>.test.ts files`);
+  }
+}
+
+/** Registers part `n` (1-based) of the matrix in the calling test file, with an emulator of its own. */
+export function faultMatrixPart(n: number): void {
+  const names = PARTS[n - 1];
+  if (!names) throw new Error(`the fault matrix has ${PARTS.length} parts, not ${n}`);
+  // One config directory and one emulator state for all the part's cases.
+  const { emu, env, run } = useEmulator({ fresh: 'file' });
+  let refusedPort: number;
+
+  beforeAll(async () => {
+    const created = await run('models create --name matrix --base-model OpenPipe/Qwen3-14B-Instruct -q');
+    modelId = created.stdout.trim();
+    // A job that stays queued: every fault case finds it as it was.
+    await emu.control('POST', '/job-plans', { steps: 3, step_ms: 3_600_000, times: 1 });
+    const job = await run(
+      words`jobs create rl --model ${modelId} --file ${join(EXAMPLES, 'groups.jsonl')} -q`,
+    );
+    jobId = job.stdout.trim();
+    await emu.control('POST', '/job-plans', { step_ms: 2 });
+    refusedPort = await closedPort();
+  });
+
+  describe('fault matrix', () => {
+    for (const command of COMMANDS.filter((c) => names.includes(c.name))) {
+      describe(command.name, () => {
+        for (const fault of FAULTS.filter((f) => !f.only || f.only.includes(command.name))) {
+          it(fault.name, async () => {
+            await emu.control('DELETE', '/faults');
+            await emu.control('DELETE', '/requests');
+            const runEnv = { ...env };
+            if (fault.refused) runEnv[serviceEnv[command.service]] = `http://127.0.0.1:${refusedPort}/v1`;
+            else await emu.fault({ method: command.method, path: command.path, times: 100, ...fault.spec });
+            const r = await runCli(
+              ['--max-retries', String(MAX_RETRIES), ...(fault.flags ?? []), ...command.argv()],
+              { env: runEnv, stdin: command.stdin },
+            );
+
+            expect(r.code, r.stderr).toBe(fault.code);
+            const lines = r.stderr.trimEnd().split('\n');
+            const first = lines.findIndex((l) => l.startsWith('error: '));
+            expect(first, r.stderr).toBeGreaterThanOrEqual(0);
+            expect(lines[first]).toMatch(fault.says);
+            // One line (422: its field lines, indented, under it); retry notices before it; never a stack.
+            for (const line of lines.slice(first + 1)) expect(line).toMatch(/^ {2}\S/);
+            for (const line of lines.slice(0, first))
+              expect(line).toMatch(/^warning: .*retrying in|^Sent|^Stopped/);
+            expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
+            if (command.failedOutput && r.stdout) expect(r.stdout).toMatch(command.failedOutput);
+            else expect(r.stdout).toBe('');
+
+            if (fault.refused) return;
+            const sent = (await emu.requests({ method: command.method })).filter((q) =>
+              new RegExp(`^${command.path.replace(/\*/g, '[^/]+')}$`).test(q.path),
+            );
+            // Exactly as many attempts as the rules allow: every retry taken, none beyond the bound,
+            // and a create never sent again once it may have arrived.
+            const retried = command.sdk ? fault.retried.sdk : fault.retried.aip;
+            // A stream cut after it began is not sent again: the reply has started on stdout.
+            const streamCut = command.name === 'chat --stream' && fault.spec?.cut_after_bytes !== undefined;
+            const answered = command.answers?.includes(fault.spec?.status as number) === true;
+            const expected = command.creates || !retried || streamCut || answered ? 1 : MAX_RETRIES + 1;
+            expect(sent, `${command.name}: ${fault.name}`).toHaveLength(expected);
+          });
+        }
+      });
+    }
+  });
+}
