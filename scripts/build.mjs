@@ -2,7 +2,7 @@
 // `node`: the entry and its one chunk hold only what every run needs (commander, the command tree),
 // and each command's code and heavy dependencies (conf, ora, openai, the emulator) land in chunks
 // loaded on first use.
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -28,7 +28,11 @@ function startupInOneChunk() {
   return {
     name: 'startup-in-one-chunk',
     setup(build) {
-      const dynamicTargets = new Set();
+      // Known before the build starts: esbuild may load a file (reached by a static import) before it
+      // resolves the dynamic import of the same file elsewhere, and a file loaded without the import
+      // of main.ts lands in a chunk of its own. The dependencies' dynamic targets are found as
+      // resolved (below); only src/ imports them, and nothing in src/ imports them statically.
+      const dynamicTargets = new Set(sourceDynamicImports(join(root, 'src')));
       build.onResolve({ filter: /.*/ }, async (args) => {
         if (args.kind !== 'dynamic-import' || args.pluginData?.resolving || args.path.startsWith('node:'))
           return undefined;
@@ -60,12 +64,25 @@ function startupInOneChunk() {
   };
 }
 
+/** The files src/ imports with import('./…'), as absolute paths of their .ts sources. */
+function sourceDynamicImports(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceDynamicImports(path);
+    if (!entry.name.endsWith('.ts')) return [];
+    const source = readFileSync(path, 'utf8');
+    return [...source.matchAll(/\bimport\(\s*['"](\.[^'"]+)\.js['"]\s*\)/g)].map((m) =>
+      join(dirname(path), `${m[1]}.ts`),
+    );
+  });
+}
+
 export async function buildAip({ quiet = false } = {}) {
   rmSync(join(root, 'dist'), { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
     // The traces worker is an entry of its own: worker threads start from a file.
-    entryPoints: { main: 'src/main.ts', 'traces-worker': 'src/traces/worker.ts' },
+    entryPoints: { main: 'src/main.ts', 'traces-worker': 'src/traces/read/worker.ts' },
     outdir: 'dist',
     bundle: true,
     splitting: true,

@@ -11,12 +11,12 @@ import {
   logExchanges,
   type Transport,
 } from './api/transport.js';
-import { AUTH_HINT, AuthError } from './errors.js';
-import type { Env, GlobalOptions } from './globals.js';
+import { AUTH_HINT, AuthError } from './errors/errors.js';
+import { USER_AGENT } from './lib/version.js';
 import type { IO } from './output/io.js';
 import { configFilePath } from './settings/config-file.js';
+import type { Env, GlobalOptions } from './settings/global-options.js';
 import { type ResolvedKey, Settings } from './settings/resolve.js';
-import { USER_AGENT } from './version.js';
 
 /** Everything from outside the process that a command may touch; tests replace any of it. */
 export interface Deps {

@@ -2,12 +2,12 @@
 // never call process.exit. Tests call main() in-process with their own IO, environment and fetch.
 
 import { nodeTransport } from './api/transport.js';
+import { rememberSecret } from './auth/secrets.js';
 import { Context, type Deps } from './context.js';
-import { ExitCode, InterruptedError } from './errors.js';
+import { ExitCode, InterruptedError } from './errors/errors.js';
+import { report } from './errors/report.js';
 import { processIO } from './output/io.js';
 import { buildProgram } from './program.js';
-import { report } from './report.js';
-import { rememberSecret } from './secrets.js';
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {

@@ -20,10 +20,10 @@ import { registerModels } from './commands/models/register.js';
 import { registerTraces } from './commands/traces/register.js';
 import type { Parent } from './commands/types.js';
 import type { Context } from './context.js';
-import type { GlobalOptions } from './globals.js';
+import { VERSION } from './lib/version.js';
+import type { GlobalOptions } from './settings/global-options.js';
 import { normalizeProject, normalizeUrl } from './settings/keys.js';
 import { checkProfileName } from './settings/profiles.js';
-import { VERSION } from './version.js';
 
 /** Adapts a checking function to commander: its message becomes a usage error (exit 2). */
 function parser<T>(check: (value: string) => T): (value: string) => T {

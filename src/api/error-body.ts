@@ -3,9 +3,9 @@
 // OpenAI envelope {"error": {"message", "type", "code"}} (Inference API); anything else (an HTML page
 // from a proxy, say) is reduced to its status line.
 
-import { ApiError, AUTH_HINT } from '../errors.js';
-import { isObject } from '../json.js';
-import { oneLine } from '../text.js';
+import { ApiError, AUTH_HINT } from '../errors/errors.js';
+import { isObject } from '../lib/json.js';
+import { oneLine } from '../output/text.js';
 
 export interface ValidationItem {
   loc: Array<string | number>;

@@ -2,7 +2,7 @@
 // idempotent requests (product.md §5), typed errors, request ids. A POST is retried only when the
 // connection was never made: a create must never reach the server twice.
 
-import { ApiError, CliError, NetworkError } from '../errors.js';
+import { ApiError, CliError, NetworkError } from '../errors/errors.js';
 import { apiErrorFrom } from './error-body.js';
 import {
   type BodyKind,

@@ -8,8 +8,8 @@
 // request, chat/complete.ts to the silence between two chunks of a stream.
 
 import { constants } from 'node:buffer';
-import { CliError, UsageError } from '../errors.js';
-import type { Env } from '../globals.js';
+import { CliError, UsageError } from '../errors/errors.js';
+import type { Env } from '../settings/global-options.js';
 
 /**
  * The hint of every timeout of a request or a stream: --timeout limits each request from sending to
@@ -129,7 +129,7 @@ function sizeFromEnv(env: Env, name: string, max: number): number | undefined {
  * trajectory group with long conversations and logprobs is a few MB: 8 trajectories of 16k sampled
  * tokens with their logprobs come to 10.5 MiB, 8 of 32k to 21 MiB, 16 of 32k to 42 MiB (235 MB peak
  * to check); with top_logprobs=5, 8 of 32k come to 97 MiB, past the limit, and need it raised. OTLP
- * JSON is held a resource, scope or span at a time (src/traces/json-stream.ts), so the limit is on each.
+ * JSON is held a resource, scope or span at a time (src/traces/read/json-stream.ts), so the limit is on each.
  */
 export const DEFAULT_LINE_BYTES = 64 * MiB;
 

@@ -2,7 +2,7 @@
 // A server that never stops saying there is more is stopped: by a cursor it gave before (a loop), by
 // a missing cursor, or at the page limit of --all (limits.ts).
 
-import { ApiError } from '../errors.js';
+import { ApiError } from '../errors/errors.js';
 import { DEFAULT_MAX_PAGES, tooManyPages } from './limits.js';
 import type { Page } from './types.js';
 

@@ -6,8 +6,8 @@
 // here, the connection closed as soon as one passes its limit.
 
 import type { IncomingMessage } from 'node:http';
-import { assertKeyMayBeSentTo, redactHeader } from '../secrets.js';
-import { truncate } from '../text.js';
+import { assertKeyMayBeSentTo, redactHeader } from '../auth/secrets.js';
+import { truncate } from '../output/text.js';
 import {
   type BodyKind,
   bodyTooLarge,

@@ -2,7 +2,7 @@
 // `new URL(path, base)` would drop the base's own path. Values put into a path are encoded so that
 // a name can never change which endpoint is called.
 
-import { UsageError } from '../errors.js';
+import { UsageError } from '../errors/errors.js';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 

@@ -13,7 +13,7 @@ import { TIMEOUT_HINT } from '../api/limits.js';
 import { openaiClient, sdkCall } from '../api/openai.js';
 import type { Context } from '../context.js';
 import { SERVICE_NAMES } from '../context.js';
-import { CliError, NetworkError } from '../errors.js';
+import { CliError, NetworkError } from '../errors/errors.js';
 import type { ChatApi, ChatMessage, Usage } from './types.js';
 
 export interface ChatRequest {

@@ -3,16 +3,11 @@
 // may be named instead: `name:step5`, `team/project/name:latest`, or just `name` (the latest step).
 // Anything else is an Inference API model id.
 
-import {
-  type ModelRef,
-  modelIsGone,
-  modelRegistryFile,
-  staleModelError,
-} from '../commands/models/resolve.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
-import { fullName, readModelRegistry } from '../registry/models.js';
-import { isNotFound } from '../registry/stale.js';
+import { UsageError } from '../errors/errors.js';
+import { isNotFound } from '../local-record/stale.js';
+import { fullName, readModelRecord } from '../models/local-record.js';
+import { type ModelRef, modelIsGone, modelRecordFile, staleModelError } from '../models/resolve.js';
 import type { ChatApi } from './types.js';
 
 export interface ChatModel {
@@ -46,7 +41,7 @@ export function resolveChatTarget(
   const [, name, alias] = STEP.exec(ref) ?? [];
   const parts = (name ?? ref).split('/');
   const baseUrl = ctx.serviceUrl('training');
-  const known = readModelRegistry(modelRegistryFile(ctx)).models.filter((m) => m.base_url === baseUrl);
+  const known = readModelRecord(modelRecordFile(ctx)).models.filter((m) => m.base_url === baseUrl);
   const matches =
     parts.length <= 3
       ? known.filter((m) => {

@@ -8,11 +8,9 @@
 // never a failed chat.
 
 import { randomUUID } from 'node:crypto';
-import { incomingContext, sendSpans, spanResource, traceClient } from '../commands/traces/common.js';
 import type { Context } from '../context.js';
-import { ApiError, CliError } from '../errors.js';
-import type { TraceClient } from '../traces/client.js';
-import type { PbKeyValue, PbSpan } from '../traces/otlp.js';
+import { ApiError, CliError } from '../errors/errors.js';
+import { incomingContext, sendSpans, spanResource, traceClient } from '../traces/make/emit.js';
 import {
   buildSpan,
   genAiSpanName,
@@ -26,7 +24,9 @@ import {
   stringsAttr,
   type TraceContext,
   traceFor,
-} from '../traces/span.js';
+} from '../traces/make/span.js';
+import type { PbKeyValue, PbSpan } from '../traces/otlp/otlp.js';
+import type { TraceClient } from '../traces/send/client.js';
 import type { ChatApi, Usage } from './types.js';
 
 export interface ChatExchange {

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { lineLimitFrom } from '../api/limits.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../errors/errors.js';
 import { assertRewritable, removeStaleTemps, writeFileAtomic, writeTarget } from '../fs/atomic-write.js';
 import { writeError } from '../fs/write-error.js';
 import { messageParam } from '../validate/chat-schema.js';

@@ -2,7 +2,7 @@
 // without --yes when nobody can answer (stdin not a terminal, or --no-input).
 
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../errors/errors.js';
 import { promptLine } from '../output/prompt.js';
 
 /** Resolves when the action may go ahead; throws (nothing done) otherwise. */

@@ -3,8 +3,7 @@
 // checkpoint with metrics per step) and a few conversations as GenAI spans (an agent's turns, each a
 // chat and a tool call), so that every command has something to show.
 
-import { EMULATOR_DEFAULT_TEAM } from '../local-platform.js';
-import { encodeRequest, type PbSpan } from '../traces/otlp.js';
+import { EMULATOR_DEFAULT_TEAM } from '../settings/local-platform.js';
 import {
   buildSpan,
   intAttr,
@@ -14,8 +13,9 @@ import {
   spansRequest,
   stringAttr,
   traceFor,
-} from '../traces/span.js';
-import { scanRequest } from '../traces/wire.js';
+} from '../traces/make/span.js';
+import { encodeRequest, type PbSpan } from '../traces/otlp/otlp.js';
+import { scanRequest } from '../traces/otlp/wire.js';
 import { routeParts } from './routes/traces.js';
 import type { EmulatorState } from './state.js';
 

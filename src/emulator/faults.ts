@@ -11,8 +11,8 @@
 // `status` may carry `body` (JSON) or `raw_body` + `content_type` (an HTML error page, say); a delay
 // combines with any of the others.
 
-import { isObject } from '../json.js';
-import { seededRandom } from '../seeded-random.js';
+import { isObject } from '../lib/json.js';
+import { seededRandom } from '../lib/seeded-random.js';
 
 export interface FaultSpec {
   method?: string;

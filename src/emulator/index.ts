@@ -1,8 +1,8 @@
 // The emulator's public entry: what the rest of aip (the `aip emulator` commands, the tests and their
 // helpers) uses of it. Nothing outside src/emulator/ imports any other file in it
 // (test/architecture/emulator-boundary.test.ts checks). What the emulator shares with the rest but
-// does not own lives outside it: its default address, key and team (src/local-platform.ts) and seeded
-// randomness (src/seeded-random.ts). The emulator's own files import each other directly, never this.
+// does not own lives outside it: its default address, key and team (src/settings/local-platform.ts) and seeded
+// randomness (src/lib/seeded-random.ts). The emulator's own files import each other directly, never this.
 //
 // - startEmulator and its options and result: an emulator in-process, as `aip emulator`, the tests
 //   and the benchmarks start it; EmulatorState, FaultStore, RequestLog, RequestRecord: what the

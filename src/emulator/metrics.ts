@@ -2,7 +2,7 @@
 // metricsAt() is the curve of checkpoints added by hand (/_emulator/models/{id}/checkpoints);
 // gradientStep() the data of a job's gradient_step events, with the keys the contract lists.
 
-import { seededRandom, seedFrom } from '../seeded-random.js';
+import { seededRandom, seedFrom } from '../lib/seeded-random.js';
 
 const round = (x: number, digits = 4) => Math.round(x * 10 ** digits) / 10 ** digits;
 

@@ -4,7 +4,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { EMULATOR_DEFAULT_KEY, EMULATOR_HOST, emulatorUrls } from '../local-platform.js';
+import { EMULATOR_DEFAULT_KEY, EMULATOR_HOST, emulatorUrls } from '../settings/local-platform.js';
 import { noPersistence } from './durable/persistence.js';
 import { openSqlitePersistence } from './durable/sqlite.js';
 import { FaultStore } from './faults.js';

@@ -2,7 +2,7 @@
 // thing (models with their checkpoints, training jobs, spans, the request record), each kept in memory
 // and written through to the state directory when there is one.
 
-import { EMULATOR_DEFAULT_TEAM } from '../local-platform.js';
+import { EMULATOR_DEFAULT_TEAM } from '../settings/local-platform.js';
 import { noPersistence, type Persistence } from './durable/persistence.js';
 import { RequestLog } from './recorder.js';
 import { JobStore } from './store/jobs.js';

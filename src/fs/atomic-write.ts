@@ -1,4 +1,4 @@
-// Every file aip writes whole (the config and the registries, chat transcripts, the detached emulator's
+// Every file aip writes whole (the config and the local records, chat transcripts, the detached emulator's
 // record, `traces generate -o`) is written here: to a temporary file beside it, flushed to the disk,
 // then renamed over it. A reader, or a process killed at any point (kill -9, a power cut after the
 // rename), sees the old file or the new one, never a torn or empty one.

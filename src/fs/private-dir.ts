@@ -1,5 +1,5 @@
 // The directory aip owns: its config directory (AIP_CONFIG_DIR, $XDG_CONFIG_HOME/aip, ~/.config/aip),
-// which holds the config (a key), the registries and the detached emulator's record (its control key)
+// which holds the config (a key), the local records and the detached emulator's record (its control key)
 // and log. It is made 0700; and when aip writes into it and finds it open to others (group or others
 // may read, write or enter it), it is made 0700 again, as it would have been made. Only that
 // directory, and only when it is this user's own and not shared: never a sticky directory (/tmp), the

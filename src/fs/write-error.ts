@@ -6,12 +6,12 @@
 // it sends, creates or starts anything, or undoes what it started), it is a UsageError, 2, as an
 // unusable setting is: fix the disk or the permissions and run the same command again. When
 // something was done that a run again would repeat (a chat reply received but not saved), it is an
-// error, 1. A file that only remembers what was done (the registries of models and jobs) is a warning
+// error, 1. A file that only remembers what was done (the local records of models and jobs) is a warning
 // under the command's own result.
 
 import { constants } from 'node:os';
 import { dirname } from 'node:path';
-import { CliError, UsageError } from '../errors.js';
+import { CliError, UsageError } from '../errors/errors.js';
 
 const REASONS: Record<string, string> = {
   ENOSPC: 'no space left on the device',

@@ -12,7 +12,7 @@
 import { FOLLOW_RECENT_IDS } from '../api/limits.js';
 import type { TrainingClient } from '../api/training.js';
 import type { JobEvent } from '../api/types.js';
-import { ApiError, NetworkError } from '../errors.js';
+import { ApiError, NetworkError } from '../errors/errors.js';
 import { TERMINAL_EVENTS } from './state.js';
 
 export type FollowEnd =

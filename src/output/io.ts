@@ -5,8 +5,8 @@
 // streams (test/helpers/io.ts).
 
 import { Chalk, type ChalkInstance } from 'chalk';
-import type { Env } from '../globals.js';
-import { redactSecrets, redactUrlSecrets } from '../secrets.js';
+import { redactSecrets, redactUrlSecrets } from '../auth/secrets.js';
+import type { Env } from '../settings/global-options.js';
 import { Trust } from './sanitize.js';
 
 export interface OutStream {

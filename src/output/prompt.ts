@@ -1,7 +1,7 @@
 // A prompt for a secret on the terminal: raw mode, nothing echoed, Ctrl-C interrupts (exit 130).
 // The answer is read from stdin and the prompt written to stderr, so stdout stays clean.
 
-import { InterruptedError, UsageError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors/errors.js';
 import type { IO } from './io.js';
 
 export function promptSecret(io: IO, question: string): Promise<string> {

@@ -5,10 +5,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { UsageError } from '../errors.js';
-import type { Env } from '../globals.js';
-import { isObject } from '../json.js';
-import { rememberSecret } from '../secrets.js';
+import { rememberSecret } from '../auth/secrets.js';
+import { UsageError } from '../errors/errors.js';
+import { isObject } from '../lib/json.js';
+import type { Env } from './global-options.js';
 import type { SettingKey } from './keys.js';
 
 export type ProfileData = Partial<Record<SettingKey | 'api-key', string>>;

@@ -1,4 +1,4 @@
-// Every JSON file aip keeps (the config, the registries of models and jobs this machine created) is
+// Every JSON file aip keeps (the config, the local records of models and jobs this machine created) is
 // written through conf: it writes a temporary file beside it, flushes it and renames it over the old
 // one, so a crash (even kill -9) never leaves half a file, with mode 0600 whatever the mode was (the
 // config may hold a key), in a directory made 0700 (src/fs/private-dir.ts). A symbolic link stays one:
@@ -21,7 +21,7 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { CliError } from '../errors.js';
+import { CliError } from '../errors/errors.js';
 import { isProcessAlive, writeTarget } from '../fs/atomic-write.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { fsErrorCode, writeError } from '../fs/write-error.js';

@@ -1,7 +1,7 @@
 // The non-secret settings: their names, where each can come from, their built-in defaults, and how a
 // value is checked. Everything that reads or writes a setting goes through this table.
 
-import type { GlobalOptions } from '../globals.js';
+import type { GlobalOptions } from './global-options.js';
 
 export const SETTING_KEYS = [
   'project',

@@ -2,14 +2,14 @@
 // the emulator on its default address with its default key, `forge` is the platform's second public
 // host, CoreWeave Forge. A stored profile of the same name overrides them value by value.
 
-import { UsageError } from '../errors.js';
+import { UsageError } from '../errors/errors.js';
+import type { ProfileData } from './config-file.js';
 import {
   EMULATOR_DEFAULT_KEY,
   EMULATOR_DEFAULT_PORT,
   EMULATOR_HOST,
   emulatorUrls,
-} from '../local-platform.js';
-import type { ProfileData } from './config-file.js';
+} from './local-platform.js';
 
 export const DEFAULT_PROFILE = 'default';
 export const LOCAL_PROFILE = 'local';

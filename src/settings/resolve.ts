@@ -2,9 +2,8 @@
 // built-in profile > built-in default. The config file is read only when a value is not already given
 // by a flag or the environment, so CI that sets AIP_API_KEY and friends never needs one.
 
-import { UsageError } from '../errors.js';
-import type { Env, GlobalOptions } from '../globals.js';
-import { rememberSecret } from '../secrets.js';
+import { rememberSecret } from '../auth/secrets.js';
+import { UsageError } from '../errors/errors.js';
 import {
   type ConfigData,
   configPermissionProblems,
@@ -12,6 +11,7 @@ import {
   type ProfileData,
   readConfigFile,
 } from './config-file.js';
+import type { Env, GlobalOptions } from './global-options.js';
 import { SETTINGS, type SettingKey } from './keys.js';
 import { BUILTIN_PROFILES, checkProfileName, DEFAULT_PROFILE, isBuiltinProfile } from './profiles.js';
 

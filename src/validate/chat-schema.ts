@@ -3,7 +3,7 @@
 // by their discriminator (role, type), so that an error names the one field that is wrong instead of
 // every member of the union.
 
-import { isObject } from '../json.js';
+import { isObject } from '../lib/json.js';
 import {
   arr,
   bool,

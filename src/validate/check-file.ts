@@ -4,7 +4,7 @@
 
 import { createReadStream, statSync } from 'node:fs';
 import { DEFAULT_LINE_BYTES, lineTooLarge } from '../api/limits.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../errors/errors.js';
 import type { IO } from '../output/io.js';
 import { type DocumentFormat, type JsonDocument, readDocuments } from './documents.js';
 import { findSyntaxError, lineAt, lineOfPath } from './locate.js';

@@ -3,7 +3,7 @@
 // of stopping at the first, so that one run reports every problem. The same checks serve the CLI
 // (offline validation, `file:line: path: problem`) and the emulator (FastAPI 422 bodies).
 
-import { isObject } from '../json.js';
+import { isObject } from '../lib/json.js';
 
 export type Path = Array<string | number>;
 

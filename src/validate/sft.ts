@@ -4,7 +4,7 @@
 // assistant message says something or calls a tool, tool-call arguments are JSON, a tool message
 // answers an earlier tool call, and a tool's parameters are a JSON Schema object.
 
-import { isObject } from '../json.js';
+import { isObject } from '../lib/json.js';
 import type { IO } from '../output/io.js';
 import { functionTool, messageParams, tagged } from './chat-schema.js';
 import { type CheckedFile, checkDocuments, openSource, requireDocuments } from './check-file.js';

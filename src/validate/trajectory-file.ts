@@ -3,7 +3,7 @@
 
 import { lineLimitFrom } from '../api/limits.js';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { UsageError } from '../errors/errors.js';
 import {
   type CheckedFile,
   checkDocuments,

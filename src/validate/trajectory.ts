@@ -1,7 +1,7 @@
 // Trajectory groups (RL training data and `models log`): TrajectoryGroup → Trajectory → messages and
 // choices, as the OpenAPI document defines them, plus the optional fields of its later revision.
 
-import { isObject } from '../json.js';
+import { isObject } from '../lib/json.js';
 import { functionTool, messageOrChoice } from './chat-schema.js';
 import {
   anyOf,

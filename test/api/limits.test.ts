@@ -15,7 +15,7 @@ import {
 import { allItems } from '../../src/api/pagination.js';
 import type { TrainingClient } from '../../src/api/training.js';
 import type { JobEvent, Page } from '../../src/api/types.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/errors/errors.js';
 import { followEvents, RecentIds } from '../../src/jobs/follow.js';
 
 describe('sizes', () => {

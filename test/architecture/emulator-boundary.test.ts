@@ -1,7 +1,7 @@
 // The emulator is a part of aip with one way in: src/emulator/index.ts. Nothing outside src/emulator/
 // imports any other file in it, type-only imports included (the entry exports the types too), so that
 // its insides can be reshaped without touching the rest; what it shares with the rest without owning it
-// lives outside (src/local-platform.ts, src/seeded-random.ts). Checked over src/, bench/, scripts/ and
+// lives outside (src/settings/local-platform.ts, src/lib/seeded-random.ts). Checked over src/, bench/, scripts/ and
 // test/, except test/emulator/: the emulator's own unit tests, which test its parts (the stores, the
 // request record) directly.
 //

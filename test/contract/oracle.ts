@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/errors/errors.js';
 import { type RunOptions, type RunResult, runCli } from '../helpers/cli.js';
 import type { Exchange, Violation } from '../helpers/prism.js';
 import { TEST_SEED } from '../helpers/seed.js';

@@ -66,7 +66,7 @@ describe('start-up', () => {
 
   it('the traces worker starts without the command tree (the build ties only commands to main)', () => {
     const bundled = sources(staticClosure('traces-worker.js'));
-    expect(bundled.some((s) => s.endsWith('src/traces/worker.ts'))).toBe(true);
+    expect(bundled.some((s) => s.endsWith('src/traces/read/worker.ts'))).toBe(true);
     expect(bundled.filter((s) => /node_modules\/commander\/|src\/(main|program)\.ts$/.test(s))).toEqual([]);
   });
 

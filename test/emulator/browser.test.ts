@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Transport } from '../../src/api/transport.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { EMULATOR_DEFAULT_KEY } from '../../src/local-platform.js';
+import { EMULATOR_DEFAULT_KEY } from '../../src/settings/local-platform.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { runAip } from '../helpers/spawn.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
-import { seededRandom } from '../../src/seeded-random.js';
+import { seededRandom } from '../../src/lib/seeded-random.js';
 import { runCli } from '../helpers/cli.js';
 import { freePort } from '../helpers/ports.js';
 import { TEST_SEED } from '../helpers/seed.js';

@@ -4,8 +4,8 @@
 
 import { deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { encodeRequest, type PbResourceSpans } from '../../src/traces/otlp.js';
-import { spanFromJson } from '../../src/traces/otlp-json.js';
+import { encodeRequest, type PbResourceSpans } from '../../src/traces/otlp/otlp.js';
+import { spanFromJson } from '../../src/traces/otlp/otlp-json.js';
 import { useEmulator } from '../helpers/emulator.js';
 
 const { emu } = useEmulator();

@@ -23,7 +23,7 @@ export function configVersion(v: Version): { profiles: Record<string, Record<str
 }
 
 /** models.json: 200 remembered models. */
-export function registryVersion(v: Version): { models: Array<Record<string, string>> } {
+export function recordVersion(v: Version): { models: Array<Record<string, string>> } {
   const models = [];
   for (let i = 0; i < COUNT; i++) {
     const hex = i.toString(16).padStart(12, '0');

@@ -31,7 +31,7 @@ import { build, stop as stopEsbuild } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/fs/atomic-write.js';
 import { updateConfig } from '../../src/settings/json-store.js';
-import { removeStaleSpools } from '../../src/traces/spool.js';
+import { removeStaleSpools } from '../../src/traces/send/spool.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { closedPort } from '../helpers/ports.js';
 import { TEST_SEED } from '../helpers/seed.js';
@@ -39,7 +39,7 @@ import { aipEnv, BIN, runAip } from '../helpers/spawn.js';
 import {
   configVersion,
   daemonVersion,
-  registryVersion,
+  recordVersion,
   SPOOL_BATCH_BYTES,
   transcriptVersion,
   type Version,
@@ -61,7 +61,7 @@ function seeded(seed: number): () => number {
 }
 const random = seeded(SEED);
 
-type Kind = 'config' | 'registry' | 'transcript' | 'daemon' | 'spool' | 'generate';
+type Kind = 'config' | 'local-record' | 'transcript' | 'daemon' | 'spool' | 'generate';
 interface Count {
   killed: number;
   checked: number;
@@ -268,12 +268,12 @@ describe('every file aip writes is the old or the new version after a kill -9, a
   });
 
   it('models.json, then `models create`', { timeout: 30_000 }, async () => {
-    const dir = newDir('registry');
+    const dir = newDir('local-record');
     const file = join(dir, 'models.json');
-    const versions = { a: canonical(registryVersion('a')), b: canonical(registryVersion('b')) };
+    const versions = { a: canonical(recordVersion('a')), b: canonical(recordVersion('b')) };
     writeFileSync(file, versions.a, { mode: 0o600 });
     const check = () => whichVersion(file, JSON.parse, versions);
-    await killLoop({ kind: 'registry', kills: 8, dir, file, check });
+    await killLoop({ kind: 'local-record', kills: 8, dir, file, check });
     const before = check();
     const r = await runAip(
       ['models', 'create', '--name', 'final', '--base-model', 'OpenPipe/Qwen3-14B-Instruct', '-q'],
@@ -282,7 +282,7 @@ describe('every file aip writes is the old or the new version after a kill -9, a
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(dir)).toEqual(['models.json']);
     const models = (JSON.parse(readFileSync(file, 'utf8')) as { models: Array<{ name: string }> }).models;
-    expect(canonical(models.slice(0, -1))).toBe(canonical(registryVersion(before).models));
+    expect(canonical(models.slice(0, -1))).toBe(canonical(recordVersion(before).models));
     expect(models.at(-1)?.name).toBe('final');
   });
 

@@ -4,19 +4,19 @@
 //
 //   node crash-writer.mjs <kind> <file> [origin]
 //
-// kind: config | registry | transcript | daemon | spool (for the spool, <file> is unused: the spool
+// kind: config | record | transcript | daemon | spool (for the spool, <file> is unused: the spool
 // lives in the OS temporary directory, TMPDIR).
 
 import { saveTranscript } from '../../src/chat/transcript.js';
 import { writeDaemonState } from '../../src/commands/emulator/daemon.js';
-import { readModelRegistry } from '../../src/registry/models.js';
+import { readModelRecord } from '../../src/models/local-record.js';
 import type { ConfigData } from '../../src/settings/config-file.js';
 import { updateConfig, updateJsonFile } from '../../src/settings/json-store.js';
-import { Spool } from '../../src/traces/spool.js';
+import { Spool } from '../../src/traces/send/spool.js';
 import {
   configVersion,
   daemonVersion,
-  registryVersion,
+  recordVersion,
   SPOOL_BATCH_BYTES,
   SPOOL_BATCHES,
   transcriptVersion,
@@ -37,13 +37,13 @@ function writer(): () => Promise<void> | void {
         });
       };
     }
-    case 'registry': {
-      const data = VERSIONS.map(registryVersion);
+    case 'local-record': {
+      const data = VERSIONS.map(recordVersion);
       let n = 0;
       return async () => {
         const next = data[n++ % 2]!;
-        await updateJsonFile(file, readModelRegistry, (registry) => {
-          registry.models = next.models as never;
+        await updateJsonFile(file, readModelRecord, (record) => {
+          record.models = next.models as never;
         });
       };
     }

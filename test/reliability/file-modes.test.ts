@@ -235,7 +235,7 @@ describe('a transcript aip rewrites keeps what the user gave it', () => {
   });
 });
 
-describe('the config, the registries, the emulator record', () => {
+describe('the config, the local records, the emulator record', () => {
   it('the config is 0600 whatever it was (it may hold a key); a link to it stays, even one to nothing yet', async () => {
     const config = dir('config');
     const dotfiles = dir('dotfiles');
@@ -266,7 +266,7 @@ describe('the config, the registries, the emulator record', () => {
     expect(readdirSync(fresh)).toEqual(['config.json']);
   });
 
-  it('the registry through a link: the file it points to is rewritten', async () => {
+  it('the local record through a link: the file it points to is rewritten', async () => {
     const config = dir('config');
     const target = join(dir('kept'), 'models.json');
     writeFileSync(target, '{"models": []}');

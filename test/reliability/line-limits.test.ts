@@ -23,8 +23,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type OtlpJsonEvent, OtlpJsonSplitter } from '../../src/traces/json-stream.js';
-import { encodeRequest, int64, type PbSpan } from '../../src/traces/otlp.js';
+import { encodeRequest, int64, type PbSpan } from '../../src/traces/otlp/otlp.js';
+import { type OtlpJsonEvent, OtlpJsonSplitter } from '../../src/traces/read/json-stream.js';
 import { type DocumentEvent, readDocuments } from '../../src/validate/documents.js';
 import { words } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';

@@ -3,7 +3,7 @@
 // system (EROFS, a tmpfs remounted read-only) and a directory that is not the user's (EACCES, aip run
 // as nobody). Each ends with one line naming the file, what failed in words and its code, and what
 // to do; with the exit code its case has (src/fs/write-error.ts: 2 when nothing was done, 1 when a
-// chat reply was received but not saved, a warning under exit 0 when only a registry could not
+// chat reply was received but not saved, a warning under exit 0 when only a local record could not
 // remember what was done); with the old file as it was, and no temporary file, lock or spool left.
 //
 // Mounting needs root (or a user namespace): where it is not permitted, the kinds that need it are
@@ -410,7 +410,7 @@ const CASES: Case[] = [
         { env: { ...emu.env, AIP_CONFIG_DIR: d, AIP_PROJECT: 'local/demo' }, user: p.user },
       ),
     }),
-    // The model exists: the command did what it was asked; the registry only remembers names.
+    // The model exists: the command did what it was asked; the local record only remembers names.
     expect: (k, d) => ({
       code: 0,
       warning: true,

@@ -1,4 +1,4 @@
-import { seededRandom } from '../../src/seeded-random.js';
+import { seededRandom } from '../../src/lib/seeded-random.js';
 // Shared helpers for the offline-validation tests: sources built from strings or chunks, a runner that
 // checks trajectory groups the way the commands do, and a line finder used as an independent oracle
 // for the line numbers the validator should report.

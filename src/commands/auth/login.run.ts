@@ -1,13 +1,13 @@
 // `aip auth login`: take a key (hidden prompt on a terminal, or stdin with --with-key, never argv),
 // check it against the inference model list, and only then store it (mode 0600, atomically).
 
+import { maskSecret, rememberSecret } from '../../auth/secrets.js';
+import { checkInference } from '../../auth/verify.js';
 import type { Context } from '../../context.js';
-import { AUTH_HINT, AuthError, UsageError } from '../../errors.js';
+import { AUTH_HINT, AuthError, UsageError } from '../../errors/errors.js';
 import { promptSecret } from '../../output/prompt.js';
-import { maskSecret, rememberSecret } from '../../secrets.js';
 import { updateConfig } from '../../settings/json-store.js';
 import type { LoginOptions } from './login.js';
-import { checkInference } from './verify.js';
 
 export function keyFromStdin(text: string): string {
   const key = text.trim();

@@ -7,7 +7,7 @@ import type { ChatTracer } from '../../chat/trace.js';
 import { assertWritable, loadTranscript, saveTranscript } from '../../chat/transcript.js';
 import type { ChatMessage } from '../../chat/types.js';
 import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors/errors.js';
 import type { ChatOptions } from './chat.js';
 import { usageLine } from './usage.js';
 

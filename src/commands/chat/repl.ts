@@ -13,8 +13,8 @@ import type { ChatTracer } from '../../chat/trace.js';
 import { saveTranscript } from '../../chat/transcript.js';
 import type { ChatApi, ChatMessage } from '../../chat/types.js';
 import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
-import { report } from '../../report.js';
+import { InterruptedError, UsageError } from '../../errors/errors.js';
+import { report } from '../../errors/report.js';
 import { usageLine } from './usage.js';
 
 export interface ReplState {

@@ -1,8 +1,8 @@
 import type { Context } from '../../context.js';
-import { NotFoundError } from '../../errors.js';
+import { NotFoundError } from '../../errors/errors.js';
+import { resolveModelArg, withModel } from '../../models/resolve.js';
 import { printFields } from '../../output/table.js';
 import { confirmDestructive } from '../confirm.js';
-import { resolveModelArg, withModel } from '../models/resolve.js';
 import type { DeleteOptions } from './delete.js';
 import { formatSteps, parseSteps } from './steps.js';
 

@@ -1,7 +1,7 @@
 // How checkpoints look in tables.
 
 import type { Checkpoint } from '../../api/types.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/errors.js';
 import type { IO } from '../../output/io.js';
 import { formatNumber } from '../../output/numbers.js';
 import { printTable } from '../../output/table.js';

@@ -3,9 +3,9 @@
 import { allItems } from '../../api/pagination.js';
 import type { Checkpoint } from '../../api/types.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/errors.js';
+import { resolveModelArg, withModel } from '../../models/resolve.js';
 import { lineChart } from '../../output/plot.js';
-import { resolveModelArg, withModel } from '../models/resolve.js';
 import { printCheckpoints, unknownMetric } from './format.js';
 import type { ListOptions } from './list.js';
 

@@ -3,10 +3,10 @@
 
 import type { Checkpoint } from '../../api/types.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/errors.js';
+import { resolveModelArg, withModel } from '../../models/resolve.js';
 import { printTable } from '../../output/table.js';
 import { confirmDestructive } from '../confirm.js';
-import { resolveModelArg, withModel } from '../models/resolve.js';
 import { unknownMetric } from './format.js';
 import { fetchAllCheckpoints } from './list.run.js';
 import type { PruneOptions } from './prune.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/errors.js';
 
 const MAX_RANGE = 100_000;
 

@@ -2,7 +2,7 @@
 // is written, and the write is atomic (config-writer.ts).
 
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { updateConfig } from '../../settings/json-store.js';
 import { SETTINGS, type SettingKey } from '../../settings/keys.js';
 

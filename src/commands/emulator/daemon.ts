@@ -10,11 +10,11 @@
 
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { rememberSecret } from '../../auth/secrets.js';
 import type { Context } from '../../context.js';
 import { isProcessAlive, removeStaleTemps, writeFileAtomic } from '../../fs/atomic-write.js';
-import { EMULATOR_DEFAULT_KEY } from '../../local-platform.js';
-import { rememberSecret } from '../../secrets.js';
 import { configDir } from '../../settings/config-file.js';
+import { EMULATOR_DEFAULT_KEY } from '../../settings/local-platform.js';
 
 export interface DaemonState {
   pid: number;

@@ -7,12 +7,12 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from 
 import { join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { defaultStateDir, type RunningEmulator, seedDemo, startEmulator } from '../../emulator/index.js';
-import { CliError, UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors/errors.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { fsErrorCode, writeError } from '../../fs/write-error.js';
-import { EMULATOR_DEFAULT_KEY, EMULATOR_DEFAULT_PORT } from '../../local-platform.js';
+import { packageRoot } from '../../lib/package-root.js';
 import { printFields } from '../../output/table.js';
-import { packageRoot } from '../../package-root.js';
+import { EMULATOR_DEFAULT_KEY, EMULATOR_DEFAULT_PORT } from '../../settings/local-platform.js';
 import {
   controlKeyOf,
   type DaemonState,

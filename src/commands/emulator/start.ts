@@ -3,7 +3,7 @@
 
 import { InvalidArgumentError } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
-import { EMULATOR_DEFAULT_PORT } from '../../local-platform.js';
+import { EMULATOR_DEFAULT_PORT } from '../../settings/local-platform.js';
 import { examples } from '../examples.js';
 import { collect } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';

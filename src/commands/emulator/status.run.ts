@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
-import { CommandFailedError } from '../../errors.js';
-import { EMULATOR_DEFAULT_PORT, EMULATOR_HOST } from '../../local-platform.js';
+import { CommandFailedError } from '../../errors/errors.js';
 import { printFields } from '../../output/table.js';
+import { EMULATOR_DEFAULT_PORT, EMULATOR_HOST } from '../../settings/local-platform.js';
 import { controlKeyOf, daemonFiles, probeEmulator, readDaemonState } from './daemon.js';
 
 /**

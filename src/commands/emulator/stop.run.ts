@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { CliError } from '../../errors.js';
+import { CliError } from '../../errors/errors.js';
 import { writeError } from '../../fs/write-error.js';
 import {
   controlKeyOf,

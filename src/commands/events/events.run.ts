@@ -6,13 +6,13 @@
 import { allItems } from '../../api/pagination.js';
 import type { JobEvent } from '../../api/types.js';
 import { type Context, DEFAULT_TIMEOUT_SECONDS } from '../../context.js';
-import { InterruptedError, UsageError, WaitTimeoutError } from '../../errors.js';
+import { InterruptedError, UsageError, WaitTimeoutError } from '../../errors/errors.js';
 import { followEvents } from '../../jobs/follow.js';
+import { resolveJobRef, withJob } from '../../jobs/resolve.js';
 import { stepSummary } from '../../jobs/state.js';
+import { DEFAULT_INTERVAL_SECONDS } from '../../jobs/watch.js';
 import { exactJson } from '../../output/io.js';
 import { printTable } from '../../output/table.js';
-import { resolveJobRef, withJob } from '../jobs/resolve.js';
-import { DEFAULT_INTERVAL_SECONDS } from '../jobs/watch.js';
 import type { EventsOptions } from './events.js';
 
 /** The data of an event in a few words: "step 3 reward=0.5 loss=0.2", "10 steps", the error. */

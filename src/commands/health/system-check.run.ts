@@ -3,8 +3,8 @@
 // object carrying success/ok/healthy, with an optional duration and error.
 
 import type { Context } from '../../context.js';
-import { CommandFailedError } from '../../errors.js';
-import { isObject } from '../../json.js';
+import { CommandFailedError } from '../../errors/errors.js';
+import { isObject } from '../../lib/json.js';
 import { cellText, printTable } from '../../output/table.js';
 
 /** The components the published contract names (api-contract.md §2.3). */

@@ -3,7 +3,7 @@
 
 import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
-import { EXIT_CODE_TABLE, UsageError } from '../../errors.js';
+import { EXIT_CODE_TABLE, UsageError } from '../../errors/errors.js';
 import { SETTING_KEYS, SETTINGS } from '../../settings/keys.js';
 
 export const ENVIRONMENT: ReadonlyArray<[name: string, meaning: string]> = [

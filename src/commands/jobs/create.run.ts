@@ -7,21 +7,21 @@ import type { PreparedRequest, RequestOptions } from '../../api/http.js';
 import { lineLimitFrom } from '../../api/limits.js';
 import { rlJobRequest, sftJobRequest } from '../../api/training.js';
 import type { CreateRlJob, CreateSftJob, JobKind, JobResponse } from '../../api/types.js';
+import { redactHeader } from '../../auth/secrets.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
-import { isObject } from '../../json.js';
+import { UsageError } from '../../errors/errors.js';
+import { readJobRecord, rememberJob } from '../../jobs/local-record.js';
+import { jobRecordFile } from '../../jobs/resolve.js';
+import { watchJob } from '../../jobs/watch.js';
+import { isObject } from '../../lib/json.js';
+import { type ModelRef, resolveModelArg, withModel } from '../../models/resolve.js';
 import { printFields } from '../../output/table.js';
-import { readJobRegistry, rememberJob } from '../../registry/jobs.js';
-import { redactHeader } from '../../secrets.js';
 import { problemLines } from '../../validate/check-file.js';
 import { EXPERIMENTAL_FIELDS, SFT_CONFIG_FIELDS } from '../../validate/jobs-schema.js';
 import { type Fields, formatPath, obj, validate } from '../../validate/schema.js';
 import { checkSftFile } from '../../validate/sft.js';
 import { readTrajectoryGroups } from '../../validate/trajectory-file.js';
-import { type ModelRef, resolveModelArg, withModel } from '../models/resolve.js';
 import type { CreateRlOptions, CreateSftOptions } from './create.js';
-import { jobRegistryFile } from './resolve.js';
-import { watchJob } from './watch.js';
 
 /** A JSON object given inline ('{…}') or as a file path (optionally '@path'). */
 export function loadJsonObject(value: string, flag: string): Record<string, unknown> {
@@ -103,12 +103,12 @@ async function submit(
   }
   const training = ctx.training();
   // Readable before the job exists: a create that succeeded must not look like a failure.
-  const registry = jobRegistryFile(ctx);
-  readJobRegistry(registry);
+  const record = jobRecordFile(ctx);
+  readJobRecord(record);
   // The only 404 a create can meet is for its model: one named here may be stale.
   const job = await withModel(ctx, model, () => training.send<JobResponse>(request));
   try {
-    await rememberJob(registry, {
+    await rememberJob(record, {
       id: job.id,
       kind,
       model_id: model.id,

@@ -2,26 +2,26 @@
 // server is never asked to change anything; --stale only asks which jobs it still knows.
 
 import type { Context } from '../../context.js';
-import { NotFoundError } from '../../errors.js';
-import { runForget } from '../../registry/forget.js';
-import { forgetJobs, type RegisteredJob, readJobRegistry, resolveJobEntry } from '../../registry/jobs.js';
+import { NotFoundError } from '../../errors/errors.js';
+import { forgetJobs, type RememberedJob, readJobRecord, resolveJobEntry } from '../../jobs/local-record.js';
+import { jobIsGone, jobRecordFile } from '../../jobs/resolve.js';
+import { runForget } from '../forget.run.js';
 import type { ForgetOptions } from './forget.js';
-import { jobIsGone, jobRegistryFile } from './resolve.js';
 
 export async function runJobsForget(
   ctx: Context,
   refs: readonly string[],
   options: ForgetOptions,
 ): Promise<void> {
-  const file = jobRegistryFile(ctx);
+  const file = jobRecordFile(ctx);
   const baseUrl = ctx.serviceUrl('training');
-  await runForget<RegisteredJob>(
+  await runForget<RememberedJob>(
     ctx,
     {
       noun: 'job',
-      read: () => readJobRegistry(file).jobs,
+      read: () => readJobRecord(file).jobs,
       resolve: (ref) => {
-        const { id, entry } = resolveJobEntry(readJobRegistry(file), ref, baseUrl);
+        const { id, entry } = resolveJobEntry(readJobRecord(file), ref, baseUrl);
         if (!entry)
           throw new NotFoundError(
             `job ${id} is not remembered for ${baseUrl}: nothing to forget (aip forgets only what it remembers)`,

@@ -3,16 +3,16 @@
 import { allItems } from '../../api/pagination.js';
 import type { TrainingClient } from '../../api/training.js';
 import type { Context } from '../../context.js';
-import { CliError, InterruptedError } from '../../errors.js';
+import { CliError, InterruptedError } from '../../errors/errors.js';
+import { resolveJobRef, withJob } from '../../jobs/resolve.js';
 import { applyEvent, describeState, initialState, type JobState } from '../../jobs/state.js';
+import { stateJson } from '../../jobs/watch.js';
+import { fullName, readModelRecord } from '../../models/local-record.js';
+import { modelRecordFile } from '../../models/resolve.js';
 import { formatNumber } from '../../output/numbers.js';
 import { sparkline } from '../../output/plot.js';
 import { printFields } from '../../output/table.js';
 import { showTime } from '../../output/time.js';
-import { fullName, readModelRegistry } from '../../registry/models.js';
-import { modelRegistryFile } from '../models/resolve.js';
-import { resolveJobRef, withJob } from './resolve.js';
-import { stateJson } from './watch.js';
 
 /** What a person reads first; scripts get every metric (TSV, or --json). */
 const HEADLINE = [
@@ -71,7 +71,7 @@ async function showJob(ctx: Context, id: string): Promise<void> {
   else if (io.quiet) io.out(state.status);
   else {
     const model = job.model_id
-      ? (readModelRegistry(modelRegistryFile(ctx)).models.find(
+      ? (readModelRecord(modelRecordFile(ctx)).models.find(
           (m) => m.id === job.model_id && m.base_url === ctx.serviceUrl('training'),
         ) ?? undefined)
       : undefined;

@@ -1,14 +1,14 @@
 import type { Context } from '../../context.js';
+import { readJobRecord } from '../../jobs/local-record.js';
+import { jobRecordFile } from '../../jobs/resolve.js';
 import { printTable } from '../../output/table.js';
 import { showTime } from '../../output/time.js';
-import { readJobRegistry } from '../../registry/jobs.js';
-import { jobRegistryFile } from './resolve.js';
 
 export async function runList(ctx: Context): Promise<void> {
   const { io } = ctx;
   const baseUrl = ctx.serviceUrl('training');
-  // The registry keeps the order jobs were created in: newest first is that order reversed.
-  const jobs = readJobRegistry(jobRegistryFile(ctx))
+  // The local record keeps the order jobs were created in: newest first is that order reversed.
+  const jobs = readJobRecord(jobRecordFile(ctx))
     .jobs.filter((j) => j.base_url === baseUrl)
     .reverse();
   if (ctx.json) return io.json(jobs.map(({ base_url: _b, ...job }) => job));

@@ -3,7 +3,7 @@
 
 import { lineLimitFrom } from '../../api/limits.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/errors.js';
 import { formatNumber } from '../../output/numbers.js';
 import { type CheckedFile, problemLines } from '../../validate/check-file.js';
 import { checkSftFile } from '../../validate/sft.js';

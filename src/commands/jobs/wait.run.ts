@@ -1,7 +1,7 @@
 import type { Context } from '../../context.js';
-import { resolveJobRef, withJob } from './resolve.js';
+import { resolveJobRef, withJob } from '../../jobs/resolve.js';
+import { watchJob } from '../../jobs/watch.js';
 import type { WaitOptions } from './wait.js';
-import { watchJob } from './watch.js';
 
 export async function runWait(ctx: Context, ref: string, options: WaitOptions): Promise<void> {
   const job = resolveJobRef(ctx, ref);

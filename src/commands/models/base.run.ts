@@ -1,5 +1,5 @@
 import type { Context } from '../../context.js';
-import { ApiError, NotFoundError } from '../../errors.js';
+import { ApiError, NotFoundError } from '../../errors/errors.js';
 import { printTable } from '../../output/table.js';
 
 export async function runBase(ctx: Context): Promise<void> {

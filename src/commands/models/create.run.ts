@@ -3,11 +3,11 @@
 
 import type { ModelResponse } from '../../api/types.js';
 import type { Context } from '../../context.js';
-import { ApiError, UsageError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors/errors.js';
+import { fullName, readModelRecord, rememberModel } from '../../models/local-record.js';
+import { modelRecordFile } from '../../models/resolve.js';
 import { printFields } from '../../output/table.js';
-import { fullName, readModelRegistry, rememberModel } from '../../registry/models.js';
 import type { CreateOptions } from './create.js';
-import { modelRegistryFile } from './resolve.js';
 
 export function printModel(ctx: Context, model: ModelResponse): void {
   const { io } = ctx;
@@ -30,10 +30,10 @@ export async function runCreate(ctx: Context, opts: CreateOptions): Promise<void
     );
   }
   const [entity, projectName] = project.split('/') as [string, string];
-  // The registry must be readable before the model exists: a create that succeeded must not be
+  // The local record must be readable before the model exists: a create that succeeded must not be
   // reported as a failure because it could not be remembered.
-  const registry = modelRegistryFile(ctx);
-  readModelRegistry(registry);
+  const record = modelRecordFile(ctx);
+  readModelRecord(record);
   let model: ModelResponse;
   try {
     model = await ctx.training().createModel({
@@ -50,7 +50,7 @@ export async function runCreate(ctx: Context, opts: CreateOptions): Promise<void
   }
   printModel(ctx, model);
   try {
-    await rememberModel(registry, {
+    await rememberModel(record, {
       id: model.id,
       entity: model.entity,
       project: model.project,

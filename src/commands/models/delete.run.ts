@@ -1,9 +1,9 @@
 import type { DeleteModelResponse } from '../../api/types.js';
 import type { Context } from '../../context.js';
-import { ApiError, CliError } from '../../errors.js';
-import { forgetModel } from '../../registry/models.js';
+import { ApiError, CliError } from '../../errors/errors.js';
+import { forgetModel } from '../../models/local-record.js';
+import { modelRecordFile, resolveModelArg, staleModelError } from '../../models/resolve.js';
 import { confirmDestructive } from '../confirm.js';
-import { modelRegistryFile, resolveModelArg, staleModelError } from './resolve.js';
 
 export async function runDelete(ctx: Context, ref: string): Promise<void> {
   const { io } = ctx;
@@ -13,17 +13,17 @@ export async function runDelete(ctx: Context, ref: string): Promise<void> {
     `Delete model ${model.label}, all its checkpoints and its run?`,
     'delete the model',
   );
-  const registry = modelRegistryFile(ctx);
+  const record = modelRecordFile(ctx);
   const baseUrl = ctx.serviceUrl('training');
-  // The registry only remembers names: a model is deleted whether or not it can be rewritten (a full
+  // The local record only remembers names: a model is deleted whether or not it can be rewritten (a full
   // disk), and then a warning says that it still names the model. Whether it no longer names it:
   const forget = async (): Promise<boolean> => {
     try {
-      await forgetModel(registry, model.id, baseUrl);
+      await forgetModel(record, model.id, baseUrl);
       return true;
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
-      io.warn(`the model is gone, but ${registry} still names it (${error.message})`);
+      io.warn(`the model is gone, but ${record} still names it (${error.message})`);
       return false;
     }
   };

@@ -2,32 +2,32 @@
 // The server is never asked to change anything; --stale only asks which models it still knows.
 
 import type { Context } from '../../context.js';
-import { NotFoundError } from '../../errors.js';
-import { runForget } from '../../registry/forget.js';
+import { NotFoundError } from '../../errors/errors.js';
 import {
   forgetModels,
   fullName,
-  type RegisteredModel,
-  readModelRegistry,
+  type RememberedModel,
+  readModelRecord,
   resolveModel,
-} from '../../registry/models.js';
+} from '../../models/local-record.js';
+import { modelIsGone, modelRecordFile } from '../../models/resolve.js';
+import { runForget } from '../forget.run.js';
 import type { ForgetOptions } from './forget.js';
-import { modelIsGone, modelRegistryFile } from './resolve.js';
 
 export async function runModelsForget(
   ctx: Context,
   refs: readonly string[],
   options: ForgetOptions,
 ): Promise<void> {
-  const file = modelRegistryFile(ctx);
+  const file = modelRecordFile(ctx);
   const baseUrl = ctx.serviceUrl('training');
-  await runForget<RegisteredModel>(
+  await runForget<RememberedModel>(
     ctx,
     {
       noun: 'model',
-      read: () => readModelRegistry(file).models,
+      read: () => readModelRecord(file).models,
       resolve: (ref) => {
-        const { id, entry } = resolveModel(readModelRegistry(file), ref, baseUrl);
+        const { id, entry } = resolveModel(readModelRecord(file), ref, baseUrl);
         if (!entry)
           throw new NotFoundError(
             `model ${id} is not remembered for ${baseUrl}: nothing to forget (aip forgets only what it remembers)`,

@@ -1,10 +1,10 @@
 // `aip models log`: the file is checked offline, whole, before anything is sent; then one POST.
 
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../errors/errors.js';
+import { resolveModelArg, withModel } from '../../models/resolve.js';
 import { readTrajectoryGroups } from '../../validate/trajectory-file.js';
 import type { LogOptions } from './log.js';
-import { resolveModelArg, withModel } from './resolve.js';
 
 export async function runLog(ctx: Context, ref: string, opts: LogOptions): Promise<void> {
   const { io } = ctx;

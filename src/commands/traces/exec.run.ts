@@ -9,7 +9,8 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { basename } from 'node:path';
 import type { Context } from '../../context.js';
-import { ChildExitError, CliError } from '../../errors.js';
+import { ChildExitError, CliError } from '../../errors/errors.js';
+import { incomingContext, sendSpans, spanResource, traceClient } from '../../traces/make/emit.js';
 import {
   buildSpan,
   formatTraceparent,
@@ -22,16 +23,9 @@ import {
   stringAttr,
   stringsAttr,
   traceFor,
-} from '../../traces/span.js';
-import {
-  defaultKind,
-  genAiAttributes,
-  incomingContext,
-  sendSpans,
-  spanResource,
-  traceClient,
-} from './common.js';
+} from '../../traces/make/span.js';
 import type { ExecOptions } from './exec.js';
+import { defaultKind, genAiAttributes } from './gen-ai-flags.js';
 
 interface Outcome {
   /** aip's own exit status: the command's, or 128 + the signal that ended it. */

@@ -13,9 +13,9 @@ export function wholeNumber(flag: string, min: number, max: number): (value: str
   };
 }
 
-/** SpanKind of traces/span.ts, spelled out: help must not load the traces modules. */
+/** SpanKind of traces/make/span.ts, spelled out: help must not load the traces modules. */
 const KINDS = ['internal', 'server', 'client', 'producer', 'consumer'] as const;
-/** GenAiOperation of traces/span.ts, likewise. */
+/** GenAiOperation of traces/make/span.ts, likewise. */
 const OPERATIONS = ['chat', 'invoke_agent', 'execute_tool'] as const;
 
 /** The flags of a span that exec and span both make, after their own. */

@@ -4,14 +4,14 @@
 import { write as writeFd } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors/errors.js';
 import { type AtomicFile, assertRewritable, openAtomic } from '../../fs/atomic-write.js';
 import { writeError } from '../../fs/write-error.js';
-import { generateDocuments } from '../../traces/generate.js';
-import { encodeRequest, type PbResourceSpans } from '../../traces/otlp.js';
-import { resourceFromJson, scopeFromJson, spanFromJson } from '../../traces/otlp-json.js';
-import { parseProject } from '../../traces/routing.js';
-import { nowNanos, parseTime } from '../../traces/span.js';
+import { generateDocuments } from '../../traces/make/generate.js';
+import { nowNanos, parseTime } from '../../traces/make/span.js';
+import { encodeRequest, type PbResourceSpans } from '../../traces/otlp/otlp.js';
+import { resourceFromJson, scopeFromJson, spanFromJson } from '../../traces/otlp/otlp-json.js';
+import { parseProject } from '../../traces/otlp/routing.js';
 import type { GenerateOptions } from './generate.js';
 
 const writeAsync = promisify(writeFd);

@@ -3,14 +3,14 @@
 
 import { lineLimitFrom } from '../../api/limits.js';
 import type { Context } from '../../context.js';
-import { CliError, InterruptedError, UsageError } from '../../errors.js';
+import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { progress } from '../../output/progress.js';
-import { DEFAULT_LIMITS } from '../../traces/batches.js';
-import { type ReadResult, readSpans } from '../../traces/read-input.js';
-import { type SendSummary, sendBatches } from '../../traces/send.js';
-import { onSpoolFailure } from '../../traces/spool.js';
+import { configuredProject, traceClient } from '../../traces/make/emit.js';
+import { DEFAULT_LIMITS } from '../../traces/read/batches.js';
+import { type ReadResult, readSpans } from '../../traces/read/read-input.js';
+import { type SendSummary, sendBatches } from '../../traces/send/send.js';
+import { onSpoolFailure } from '../../traces/send/spool.js';
 import { openSource, problemLines } from '../../validate/check-file.js';
-import { configuredProject, traceClient } from './common.js';
 import type { SendOptions } from './send.js';
 
 const plural = (n: number, word: string, many = `${word}s`) =>

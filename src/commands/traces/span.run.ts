@@ -4,7 +4,8 @@
 // Agents view's; those flags also name it when --name does not.
 
 import type { Context } from '../../context.js';
-import { CliError, UsageError } from '../../errors.js';
+import { CliError, UsageError } from '../../errors/errors.js';
+import { incomingContext, sendSpans, spanResource, traceClient } from '../../traces/make/emit.js';
 import {
   buildSpan,
   formatTraceparent,
@@ -15,15 +16,8 @@ import {
   SpanKind,
   StatusCode,
   traceFor,
-} from '../../traces/span.js';
-import {
-  defaultKind,
-  genAiAttributes,
-  incomingContext,
-  sendSpans,
-  spanResource,
-  traceClient,
-} from './common.js';
+} from '../../traces/make/span.js';
+import { defaultKind, genAiAttributes } from './gen-ai-flags.js';
 import type { SpanOptions } from './span.js';
 
 export async function runSpan(ctx: Context, options: SpanOptions): Promise<void> {

@@ -1,7 +1,7 @@
 // The emulator's "model": deterministic text that depends on the conversation (the same messages and
 // settings always give the same reply), split into word tokens, with counts for `usage`.
 
-import { seededRandom, seedFrom } from '../../seeded-random.js';
+import { seededRandom, seedFrom } from '../../lib/seeded-random.js';
 
 export const WORDS = (
   'the a model reward policy gradient step checkpoint answer question token context signal value ' +

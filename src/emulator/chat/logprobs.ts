@@ -4,7 +4,7 @@
 // own token among its top alternatives where it ranks, and probabilities that never add up past 1.
 // Deterministic: the same reply gives the same numbers.
 
-import { seededRandom, seedFrom } from '../../seeded-random.js';
+import { seededRandom, seedFrom } from '../../lib/seeded-random.js';
 import { WORDS } from './generate.js';
 
 export interface TopLogprob {

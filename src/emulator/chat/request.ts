@@ -5,7 +5,7 @@
 // model-dependent). The Training API's request is an open object passed on to the model server
 // (§2.3), so it refuses only what no model server could answer.
 
-import { isObject } from '../../json.js';
+import { isObject } from '../../lib/json.js';
 import { messageParam } from '../../validate/chat-schema.js';
 import {
   arr,

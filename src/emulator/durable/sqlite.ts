@@ -12,7 +12,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, wr
 import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { CliError } from '../../errors.js';
+import { CliError } from '../../errors/errors.js';
 import type { DocKind, Persistence, StoredDoc } from './persistence.js';
 
 /** What the state directory holds: the database, and who has it open (for the refusal's message). */

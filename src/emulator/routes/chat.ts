@@ -9,7 +9,7 @@
 // emulator runs with --training-chat-stream to stand in for a server that streams.
 
 import { randomBytes } from 'node:crypto';
-import { isObject } from '../../json.js';
+import { isObject } from '../../lib/json.js';
 import { INFERENCE_MODELS } from '../catalog.js';
 import {
   type CompletionMeta,

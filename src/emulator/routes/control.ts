@@ -3,7 +3,7 @@
 // started with (or its control key), and they take JSON only (pipeline.ts, guard.ts): what they expose
 // (the request record, with bodies) and do (faults, reset) is no business of a web page.
 
-import { isObject } from '../../json.js';
+import { isObject } from '../../lib/json.js';
 import { FaultSpecError, type FaultStore } from '../faults.js';
 import type { RequestLog } from '../recorder.js';
 import { COMPONENTS } from '../state.js';

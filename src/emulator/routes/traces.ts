@@ -5,8 +5,8 @@
 // endpoint's {accepted_spans, rejected_spans, error_message}.
 
 import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
-import { parseProject, resourceProject } from '../../traces/routing.js';
-import { scanRequest } from '../../traces/wire.js';
+import { parseProject, resourceProject } from '../../traces/otlp/routing.js';
+import { scanRequest } from '../../traces/otlp/wire.js';
 import type { Exchange } from '../exchange.js';
 import type { StoredPart } from '../store/spans.js';
 import type { EmulatorRouter } from './types.js';

@@ -2,7 +2,7 @@
 // (status, time) and logged when its answer is done, whatever step gives it: a fault, a refused key,
 // a 404, the handler. The control routes are the tests' own way in, never recorded.
 
-import { redactHeader } from '../../secrets.js';
+import { redactHeader } from '../../auth/secrets.js';
 import { describeBody } from '../recorder.js';
 import type { EmulatorParts, InFlight, Outcome } from './context.js';
 

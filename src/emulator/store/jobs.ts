@@ -9,7 +9,7 @@
 // A job planned to fail at step k emits training_failed {error_message} in place of gradient step k.
 
 import { randomUUID } from 'node:crypto';
-import { seededRandom, seedFrom } from '../../seeded-random.js';
+import { seededRandom, seedFrom } from '../../lib/seeded-random.js';
 import { noPersistence, type Persistence, seqId } from '../durable/persistence.js';
 import { gradientStep } from '../metrics.js';
 import type { ModelStore } from './models.js';

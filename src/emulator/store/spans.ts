@@ -3,8 +3,8 @@
 // benchmark's millions of spans fit. Bounded: the oldest requests go first past the limit. Written
 // through to the state directory, request by request, with the counts.
 
-import { ResourceSpansCodec } from '../../traces/otlp.js';
-import { resourceToJson, scopeToJson, spanToJson } from '../../traces/otlp-json.js';
+import { ResourceSpansCodec } from '../../traces/otlp/otlp.js';
+import { resourceToJson, scopeToJson, spanToJson } from '../../traces/otlp/otlp-json.js';
 import { noPersistence, type Persistence, seqId } from '../durable/persistence.js';
 
 /**

@@ -1,0 +1,24 @@
+// Seeded randomness: the same seed, the same numbers on every run. The emulator's metrics, job ids and
+// chat replies use it, and so does the synthetic span generator (traces/make/generate.ts); neither owns it.
+
+/** mulberry32: small, fast, good enough for plausible noise. Returns numbers in [0, 1). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A stable 32-bit seed from a string (FNV-1a). */
+export function seedFrom(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}

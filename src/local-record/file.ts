@@ -1,0 +1,47 @@
+// The local records (models.json, jobs.json beside the config) are lists of entries under one key. A
+// missing file is an empty list; a damaged one is reported, naming the file, and never overwritten.
+
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors/errors.js';
+import { isObject } from '../lib/json.js';
+import { configDir } from '../settings/config-file.js';
+
+export function recordFile(ctx: Context, name: 'models' | 'jobs'): string {
+  return join(configDir(ctx.env), `${name}.json`);
+}
+
+/** Entries of `key` in the file, each checked by `isEntry`; `what` names them in messages. */
+export function readEntries<T>(
+  file: string,
+  key: string,
+  isEntry: (value: unknown) => value is T,
+  what: string,
+): T[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new UsageError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code}`);
+  }
+  const damaged = (problem: string) =>
+    new UsageError(
+      `${file} ${problem}: fix it by hand or delete it (it only remembers ${what} created from this machine)`,
+    );
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw damaged('is not valid JSON');
+  }
+  const entries = isObject(parsed) ? parsed[key] : undefined;
+  if (!Array.isArray(entries) || !entries.every(isEntry)) throw damaged(`is not a list of ${what}`);
+  return entries;
+}
+
+/** Every named field is a string. */
+export function hasStrings(value: unknown, fields: readonly string[]): value is Record<string, string> {
+  return isObject(value) && fields.every((k) => typeof value[k] === 'string');
+}
