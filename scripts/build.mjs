@@ -19,7 +19,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
  * modules the same set of entries, so they land in one chunk. Nothing more is loaded at start-up (the
  * same modules, in one file), and a command's chunk finds main's modules already evaluated. Every
  * file under src/commands and src/chat gets the import, whatever order esbuild loads them in (for the
- * register files, which start-up loads anyway, it is a harmless cycle). The traces worker is left
+ * verbs' definitions, which start-up loads anyway, it is a harmless cycle). The traces worker is left
  * alone: it must not load the command tree.
  */
 function startupInOneChunk() {

@@ -2,11 +2,11 @@
 // never call process.exit. Tests call main() in-process with their own IO, environment and fetch.
 
 import { nodeTransport } from './api/transport.js';
-import { rememberSecret } from './auth/secrets.js';
 import { Context, type Deps } from './context.js';
 import { ExitCode, InterruptedError } from './errors/errors.js';
 import { report } from './errors/report.js';
 import { processIO } from './output/io.js';
+import { rememberSecret } from './output/secrets.js';
 import { buildProgram } from './program.js';
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

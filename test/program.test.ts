@@ -146,7 +146,7 @@ const isHelp = (stdout: string) => /^Usage: aip/m.test(stdout);
 
 describe('flag-like words where values are expected, in every command', () => {
   it(`${CASES.length} cases, generated from the command tree`, () => {
-    console.log(`arguments.test: ${CASES.length} cases`);
+    console.log(`program.test: ${CASES.length} cases`);
     expect(CASES.length).toBeGreaterThan(2000);
     for (const expected of ['value', 'unknown', 'help'] as const) {
       expect(CASES.filter((c) => c.expect === expected).length).toBeGreaterThan(100);

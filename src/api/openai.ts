@@ -3,10 +3,10 @@
 // aip's own, so that they get the same messages and exit codes as every other request.
 
 import type OpenAI from 'openai';
-import { assertKeyMayBeSentTo } from '../auth/secrets.js';
 import { type Context, DEFAULT_MAX_RETRIES, SERVICE_NAMES } from '../context.js';
 import { CliError, NetworkError } from '../errors/errors.js';
 import { USER_AGENT } from '../lib/version.js';
+import { assertKeyMayBeSentTo } from '../output/secrets.js';
 import { apiErrorFrom } from './error-body.js';
 import { TIMEOUT_HINT } from './limits.js';
 import { sdkFetch } from './sdk-fetch.js';

@@ -6,7 +6,7 @@
 // here, the connection closed as soon as one passes its limit.
 
 import type { IncomingMessage } from 'node:http';
-import { assertKeyMayBeSentTo, redactHeader } from '../auth/secrets.js';
+import { assertKeyMayBeSentTo, redactHeader } from '../output/secrets.js';
 import { truncate } from '../output/text.js';
 import {
   type BodyKind,

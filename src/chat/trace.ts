@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../context.js';
 import { ApiError, CliError } from '../errors/errors.js';
-import { incomingContext, sendSpans, spanResource, traceClient } from '../traces/make/emit.js';
+import { incomingContext, sendSpans, spanResource } from '../traces/make/emit.js';
 import {
   buildSpan,
   genAiSpanName,
@@ -27,6 +27,7 @@ import {
 } from '../traces/make/span.js';
 import type { PbKeyValue, PbSpan } from '../traces/otlp/otlp.js';
 import type { TraceClient } from '../traces/send/client.js';
+import { traceClient } from '../traces/send/client.js';
 import type { ChatApi, Usage } from './types.js';
 
 export interface ChatExchange {

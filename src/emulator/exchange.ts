@@ -57,7 +57,7 @@ export function errorBody(api: Api, status: number, message: string = defaultMes
 export class InvalidJsonBody extends Error {}
 
 /** What an Exchange is made of: the request as read, and the emulator it came to. */
-export interface ExchangeParts {
+interface ExchangeParts {
   req: IncomingMessage;
   res: ServerResponse;
   /** The interface whose error shape the answers take ('training' for paths outside all of them). */

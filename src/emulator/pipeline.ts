@@ -21,13 +21,13 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type Api, Exchange } from './exchange.js';
 import { authenticate } from './steps/authenticate.js';
-import type { Arrival, EmulatorParts, InFlight, Step } from './steps/context.js';
 import { controlTakesJson } from './steps/control-json.js';
 import { dispatch } from './steps/dispatch.js';
 import { injectFault } from './steps/fault.js';
 import { readBody } from './steps/read-body.js';
 import { record } from './steps/record.js';
 import { refuseForeign } from './steps/refuse-foreign.js';
+import type { Arrival, EmulatorParts, InFlight, Step } from './steps/types.js';
 
 /** The steps once the body is read, in order. */
 const STEPS: readonly Step[] = [record, injectFault, authenticate, controlTakesJson, dispatch];

@@ -16,7 +16,7 @@ export interface RememberedJob {
   created_at: string;
 }
 
-export interface JobRecord {
+interface JobRecord {
   jobs: RememberedJob[];
 }
 

@@ -16,7 +16,7 @@ export interface RememberedModel {
   created_at: string;
 }
 
-export interface ModelRecord {
+interface ModelRecord {
   models: RememberedModel[];
 }
 

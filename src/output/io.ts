@@ -5,9 +5,9 @@
 // streams (test/helpers/io.ts).
 
 import { Chalk, type ChalkInstance } from 'chalk';
-import { redactSecrets, redactUrlSecrets } from '../auth/secrets.js';
 import type { Env } from '../settings/global-options.js';
 import { Trust } from './sanitize.js';
+import { redactSecrets, redactUrlSecrets } from './secrets.js';
 
 export interface OutStream {
   write(chunk: string): boolean;

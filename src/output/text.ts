@@ -1,4 +1,4 @@
-import { redactSecrets } from '../auth/secrets.js';
+import { redactSecrets } from './secrets.js';
 
 /**
  * Text from elsewhere (a server's message, a body) made safe to show: keys masked first, so that a cut

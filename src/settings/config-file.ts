@@ -1,13 +1,13 @@
 // Where the config file lives and how it is read. Reading is done here, with plain fs and JSON.parse,
 // because every command reads settings and conf costs ~70 ms to load; writing goes through conf
-// (config-writer.ts), which makes every write atomic and mode 0600.
+// (settings/json-store.ts), which makes every write atomic and mode 0600.
 
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { rememberSecret } from '../auth/secrets.js';
 import { UsageError } from '../errors/errors.js';
 import { isObject } from '../lib/json.js';
+import { rememberSecret } from '../output/secrets.js';
 import type { Env } from './global-options.js';
 import type { SettingKey } from './keys.js';
 

@@ -2,8 +2,8 @@
 // built-in profile > built-in default. The config file is read only when a value is not already given
 // by a flag or the environment, so CI that sets AIP_API_KEY and friends never needs one.
 
-import { rememberSecret } from '../auth/secrets.js';
 import { UsageError } from '../errors/errors.js';
+import { rememberSecret } from '../output/secrets.js';
 import {
   type ConfigData,
   configPermissionProblems,

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { HttpClient, type HttpClientOptions } from '../../src/api/http.js';
 import { guardKeys, nodeTransport } from '../../src/api/transport.js';
 import { joinUrl, p, segment } from '../../src/api/url.js';
-import { assertKeyMayBeSentTo, isLoopbackHost } from '../../src/auth/secrets.js';
 import { ApiError, exitCodeFor, NetworkError, UsageError } from '../../src/errors/errors.js';
+import { assertKeyMayBeSentTo, isLoopbackHost } from '../../src/output/secrets.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { closedPort } from '../helpers/ports.js';
 

@@ -75,7 +75,7 @@ describe('the emulator boundary', () => {
       "export { seedDemo } from '../../emulator/demo.js';",
       "const { EmulatorState } = await import('../../emulator/state.js');",
       "let s: typeof import('../../emulator/durable/sqlite.js');",
-      "import { EMULATOR_HOST } from '../../local-platform.js';",
+      "import { EMULATOR_HOST } from '../../settings/local-platform.js';",
       "import { seedDemo as entry } from '../../emulator/index.js';",
     ].join('\n');
     expect(reachesIn(outside, text).map((crossing) => crossing.split(' → ')[1])).toEqual([

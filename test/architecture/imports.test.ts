@@ -1,7 +1,8 @@
 // The shape of src/, checked rather than hoped for: no import cycles (at run time: `import type` is
 // gone by then); no command folder importing from another noun's command folder (what two nouns
 // share has a home of its own: src/<noun>/, or src/commands/ itself for what verbs of every noun use);
-// and the commands on top: nothing but program.ts, which builds the tree, imports from src/commands/. The scanner is a few regular expressions over the sources: the project
+// the commands on top: nothing but program.ts, which builds the tree, imports from src/commands/; and
+// the foundation (api, errors, fs, lib, output, settings, validate) under the nouns. The scanner is a few regular expressions over the sources: the project
 // writes its imports one way (ES module syntax, relative paths with .js).
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -104,6 +105,19 @@ describe('the shape of src/', () => {
       .flatMap((file) =>
         [...new Set([...(graph.get(file) ?? []), ...typeImports(file)])]
           .filter(isCommand)
+          .map((target) => `${rel(file)} → ${rel(target)}`),
+      );
+    expect(upward).toEqual([]);
+  });
+
+  it('has the foundation below the nouns: api, errors, fs, lib, output, settings and validate import none of them', () => {
+    const foundation = /^(api|errors|fs|lib|output|settings|validate)\//;
+    const above = /^(auth|chat|health|jobs|local-record|models|traces|commands|emulator)\//;
+    const upward = files
+      .filter((file) => foundation.test(rel(file)))
+      .flatMap((file) =>
+        [...new Set([...(graph.get(file) ?? []), ...typeImports(file)])]
+          .filter((target) => above.test(rel(target)))
           .map((target) => `${rel(file)} → ${rel(target)}`),
       );
     expect(upward).toEqual([]);

@@ -84,7 +84,7 @@ describeWithContract('Prism validating proxy in front of the emulator', (documen
   let n = 0;
 
   beforeAll(async () => {
-    emu = await startTestEmulator({ seed: Number.isSafeInteger(Number(SEED)) ? Number(SEED) : undefined });
+    emu = await startTestEmulator({ seed: Number(SEED) });
     prism = await startPrism(document, { mode: 'proxy', upstream: `${emu.origin}/training` });
     dir = mkdtempSync(join(tmpdir(), 'aip-test-prism-proxy-'));
     files = writeTrainingFiles(dir);

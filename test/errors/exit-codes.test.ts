@@ -119,7 +119,7 @@ describe('exit codes end to end', () => {
     );
   });
 
-  it('130: interrupted (Ctrl-C at a prompt; see auth.test.ts for the prompt itself)', () => {
+  it('130: interrupted (Ctrl-C at a prompt; see test/commands/auth.test.ts for the prompt itself)', () => {
     expect(exitCodeFor(new InterruptedError())).toBe(130);
   });
 });

@@ -1,6 +1,7 @@
 // Temporary directories for tests: made under the OS temporary directory (during a run, the run's own
 // directory: test/global-setup.ts), and removed when the test file that made them has finished (an
-// afterAll of test/setup.ts, which vitest runs in every test file). A test never removes them itself.
+// afterAll of test/cleanup.ts, a setup file vitest runs in every test file; so the list of what was
+// made is this module's, emptied after each file). A test never removes them itself.
 
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

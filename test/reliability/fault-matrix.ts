@@ -15,6 +15,8 @@ import { useEmulator } from '../helpers/emulator.js';
 import { closedPort } from '../helpers/ports.js';
 
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
+// The model and job of the part that is running, set by its beforeAll: the commands below read them
+// when a case runs. A worker runs its files one after another, so a part's cases see its own.
 let modelId: string;
 let jobId: string;
 
@@ -318,7 +320,7 @@ const serviceEnv: Record<Service, string> = {
  * The commands of each part, balanced by how long their cases take (the openai SDK's commands wait
  * out its own retry delays: about 9 s of the whole matrix each).
  */
-export const PARTS: string[][] = [
+const PARTS: string[][] = [
   ['chat', 'models create', 'models log', 'jobs create sft'],
   ['models list', 'jobs create rl', 'traces send'],
   ['chat --stream', 'auth login', 'checkpoints prune', 'models base'],

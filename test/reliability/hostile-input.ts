@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Transport, TransportRequest } from '../../src/api/transport.js';
 import { main } from '../../src/main.js';
 import { fakeIO } from '../helpers/io.js';
@@ -39,10 +39,16 @@ function spy(): { transport: Transport; requests: TransportRequest[] } {
   return { transport, requests };
 }
 
+/** The current test file's directory; a file that did not call useHostileInput() has none. */
+function caseDir(): string {
+  if (!dir) throw new Error('a hostile-*.test.ts file calls useHostileInput() first');
+  return dir;
+}
+
 export async function run(argv: string[], stdin?: string) {
   const { transport, requests } = spy();
   const env = {
-    AIP_CONFIG_DIR: dir,
+    AIP_CONFIG_DIR: caseDir(),
     AIP_API_KEY: 'hostile-key-0123456789',
     AIP_BASE_URL: 'https://training.example/v1',
     AIP_INFERENCE_URL: 'https://inference.example/v1',
@@ -81,7 +87,7 @@ let fileCount = 0;
 const written: string[] = [];
 /** A file for one case; removed after the test (some are megabytes). */
 export function file(content: string | Uint8Array, ext: string): string {
-  const path = join(dir, `input-${fileCount++}.${ext}`);
+  const path = join(caseDir(), `input-${fileCount++}.${ext}`);
   writeFileSync(path, content);
   written.push(path);
   return path;
@@ -91,6 +97,10 @@ export function file(content: string | Uint8Array, ext: string): string {
 export function useHostileInput(): void {
   beforeAll(() => {
     dir = tempDir('aip-hostile-');
+    seen.clear();
+  });
+  afterAll(() => {
+    dir = '';
   });
   afterEach(() => {
     for (const path of written.splice(0)) rmSync(path, { force: true });

@@ -1,11 +1,11 @@
 // `aip auth login`: take a key (hidden prompt on a terminal, or stdin with --with-key, never argv),
 // check it against the inference model list, and only then store it (mode 0600, atomically).
 
-import { maskSecret, rememberSecret } from '../../auth/secrets.js';
 import { checkInference } from '../../auth/verify.js';
 import type { Context } from '../../context.js';
 import { AUTH_HINT, AuthError, UsageError } from '../../errors/errors.js';
 import { promptSecret } from '../../output/prompt.js';
+import { maskSecret, rememberSecret } from '../../output/secrets.js';
 import { updateConfig } from '../../settings/json-store.js';
 import type { LoginOptions } from './login.js';
 

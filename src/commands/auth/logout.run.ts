@@ -1,5 +1,5 @@
-import { maskSecret } from '../../auth/secrets.js';
 import type { Context } from '../../context.js';
+import { maskSecret } from '../../output/secrets.js';
 import { updateConfig } from '../../settings/json-store.js';
 import { BUILTIN_PROFILES } from '../../settings/profiles.js';
 

@@ -1,10 +1,10 @@
 // `aip auth status`: which key is in use (masked) and where it comes from, the profile, project and
 // URLs, and whether the Training and Inference APIs accept the key. Exit 4 without a usable key.
 
-import { maskSecret } from '../../auth/secrets.js';
 import { checkInference, checkTraining, type KeyCheck } from '../../auth/verify.js';
 import type { Context } from '../../context.js';
 import { AUTH_HINT, AuthError } from '../../errors/errors.js';
+import { maskSecret } from '../../output/secrets.js';
 import { printFields } from '../../output/table.js';
 
 interface InterfaceRow {

@@ -4,7 +4,7 @@
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { OptionsOf, Parent } from '../types.js';
-import { MODEL_ARG } from './flags.js';
+import { MODEL_ARG } from './arguments.js';
 
 function define(checkpoints: Parent) {
   const del = checkpoints

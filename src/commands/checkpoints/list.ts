@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { parseLimit } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
-import { MODEL_ARG } from './flags.js';
+import { MODEL_ARG } from './arguments.js';
 
 function parseOrder(value: string): 'asc' | 'desc' {
   if (value !== 'asc' && value !== 'desc') throw new InvalidArgumentError('expected asc or desc');

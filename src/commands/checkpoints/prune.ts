@@ -4,7 +4,7 @@ import { InvalidArgumentError } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { OptionsOf, Parent } from '../types.js';
-import { MODEL_ARG } from './flags.js';
+import { MODEL_ARG } from './arguments.js';
 
 function parseCount(value: string): number {
   if (!/^\d+$/.test(value)) throw new InvalidArgumentError('expected a whole number, 0 or more');

@@ -146,7 +146,7 @@ ${lines.join('\n')}
 `;
 }
 
-export function completionScript(program: Command, shell: Shell): string {
+function completionScript(program: Command, shell: Shell): string {
   const all = nodes(program);
   return shell === 'bash' ? bash(all) : shell === 'zsh' ? zsh(all) : fish(all);
 }

@@ -3,7 +3,7 @@
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { Parent } from '../types.js';
-import { keyArgument } from './flags.js';
+import { keyArgument } from './arguments.js';
 
 function define(config: Parent) {
   const get = config

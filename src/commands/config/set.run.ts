@@ -1,5 +1,5 @@
 // `aip config set`: change one setting of the profile. Values are checked before anything
-// is written, and the write is atomic (config-writer.ts).
+// is written, and the write is atomic (settings/json-store.ts).
 
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors/errors.js';

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { SETTING_KEYS } from '../../settings/keys.js';
 import { examples } from '../examples.js';
 import type { Parent } from '../types.js';
-import { keyArgument } from './flags.js';
+import { keyArgument } from './arguments.js';
 
 function define(config: Parent) {
   const set = config

@@ -4,11 +4,11 @@
 // accepted), the clock against the server's, and proxy variables aip does not follow. Exit 1 when any
 // check fails; a warning alone does not fail it.
 
-import { isLoopbackHost, maskSecret } from '../../auth/secrets.js';
 import { checkInference, checkTraining, type KeyCheck } from '../../auth/verify.js';
 import type { Context, Service } from '../../context.js';
 import { CliError, CommandFailedError } from '../../errors/errors.js';
 import { checkInterface } from '../../health/checks.js';
+import { isLoopbackHost, maskSecret } from '../../output/secrets.js';
 import { printTable } from '../../output/table.js';
 
 type Status = 'ok' | 'warn' | 'fail';

@@ -10,9 +10,9 @@
 
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { rememberSecret } from '../../auth/secrets.js';
 import type { Context } from '../../context.js';
 import { isProcessAlive, removeStaleTemps, writeFileAtomic } from '../../fs/atomic-write.js';
+import { rememberSecret } from '../../output/secrets.js';
 import { configDir } from '../../settings/config-file.js';
 import { EMULATOR_DEFAULT_KEY } from '../../settings/local-platform.js';
 

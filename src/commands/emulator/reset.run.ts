@@ -44,7 +44,8 @@ export async function runReset(ctx: Context, opts: ResetOptions): Promise<void> 
     if (res.status !== 200)
       throw new CliError(`the emulator at ${origin} refused to reset (HTTP ${res.status})`);
   } else {
-    // Loaded only here: the durable store and its binding are not every command's business.
+    // The durable store, opened only here (this file loads when `emulator reset` runs): its binding
+    // (better-sqlite3) is loaded on open, not with the emulator's entry.
     const persistence = openSqlitePersistence(dir!);
     try {
       const state = new EmulatorState([], { persistence });

@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { NotFoundError } from '../../errors/errors.js';
 import { forgetJobs, type RememberedJob, readJobRecord, resolveJobEntry } from '../../jobs/local-record.js';
 import { jobIsGone, jobRecordFile } from '../../jobs/resolve.js';
-import { runForget } from '../forget.run.js';
+import { runForget } from '../forget-remembered.js';
 import type { ForgetOptions } from './forget.js';
 
 export async function runJobsForget(

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { forgetOptions } from '../forget.js';
 import type { OptionsOf, Parent } from '../types.js';
-import { JOB } from './flags.js';
+import { JOB } from './arguments.js';
 
 function define(jobs: Parent) {
   const forget = jobs

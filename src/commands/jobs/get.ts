@@ -3,7 +3,7 @@
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { Parent } from '../types.js';
-import { JOB } from './flags.js';
+import { JOB } from './arguments.js';
 
 function define(jobs: Parent) {
   const get = jobs

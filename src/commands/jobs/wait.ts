@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { parseInterval } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
-import { JOB } from './flags.js';
+import { JOB } from './arguments.js';
 
 function define(jobs: Parent) {
   const wait = jobs

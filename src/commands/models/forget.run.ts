@@ -11,7 +11,7 @@ import {
   resolveModel,
 } from '../../models/local-record.js';
 import { modelIsGone, modelRecordFile } from '../../models/resolve.js';
-import { runForget } from '../forget.run.js';
+import { runForget } from '../forget-remembered.js';
 import type { ForgetOptions } from './forget.js';
 
 export async function runModelsForget(

@@ -10,7 +10,7 @@ import { constants } from 'node:os';
 import { basename } from 'node:path';
 import type { Context } from '../../context.js';
 import { ChildExitError, CliError } from '../../errors/errors.js';
-import { incomingContext, sendSpans, spanResource, traceClient } from '../../traces/make/emit.js';
+import { incomingContext, sendSpans, spanResource } from '../../traces/make/emit.js';
 import {
   buildSpan,
   formatTraceparent,
@@ -24,8 +24,9 @@ import {
   stringsAttr,
   traceFor,
 } from '../../traces/make/span.js';
+import { traceClient } from '../../traces/send/client.js';
 import type { ExecOptions } from './exec.js';
-import { defaultKind, genAiAttributes } from './gen-ai-flags.js';
+import { defaultKind, genAiAttributes } from './gen-ai-attributes.js';
 
 interface Outcome {
   /** aip's own exit status: the command's, or 128 + the signal that ended it. */

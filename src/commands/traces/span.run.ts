@@ -5,7 +5,7 @@
 
 import type { Context } from '../../context.js';
 import { CliError, UsageError } from '../../errors/errors.js';
-import { incomingContext, sendSpans, spanResource, traceClient } from '../../traces/make/emit.js';
+import { incomingContext, sendSpans, spanResource } from '../../traces/make/emit.js';
 import {
   buildSpan,
   formatTraceparent,
@@ -17,7 +17,8 @@ import {
   StatusCode,
   traceFor,
 } from '../../traces/make/span.js';
-import { defaultKind, genAiAttributes } from './gen-ai-flags.js';
+import { traceClient } from '../../traces/send/client.js';
+import { defaultKind, genAiAttributes } from './gen-ai-attributes.js';
 import type { SpanOptions } from './span.js';
 
 export async function runSpan(ctx: Context, options: SpanOptions): Promise<void> {

@@ -6,7 +6,7 @@
 import { bearerKey, refuseControlWithoutKey } from '../guard.js';
 import type { Match } from '../router.js';
 import type { RouteDef } from '../routes/types.js';
-import type { EmulatorParts, InFlight, Outcome } from './context.js';
+import type { EmulatorParts, InFlight, Outcome } from './types.js';
 
 /** A route served without a key; a path known only under other methods, if all of them are. */
 function isPublic(match: Match<RouteDef>): boolean {

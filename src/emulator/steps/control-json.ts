@@ -2,7 +2,7 @@
 // good: a request without the key is a 401 whatever its type.
 
 import { refuseNonJson } from '../guard.js';
-import type { InFlight, Outcome } from './context.js';
+import type { InFlight, Outcome } from './types.js';
 
 export function controlTakesJson(c: InFlight): Outcome {
   if (c.api !== 'control') return 'next';

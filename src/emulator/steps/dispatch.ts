@@ -3,7 +3,7 @@
 // JSON where the handler wants JSON is FastAPI's 422.
 
 import { InvalidJsonBody } from '../exchange.js';
-import type { InFlight, Outcome } from './context.js';
+import type { InFlight, Outcome } from './types.js';
 
 export async function dispatch(c: InFlight): Promise<Outcome> {
   const { x, match } = c;

@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { defaultMessage, type Exchange, errorBody } from '../exchange.js';
 import type { Fault } from '../faults.js';
-import type { EmulatorParts, InFlight, Outcome } from './context.js';
+import type { EmulatorParts, InFlight, Outcome } from './types.js';
 
 /**
  * Synchronous when no fault matches, so that a request without one goes on to its handler in the same

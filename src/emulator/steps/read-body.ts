@@ -2,7 +2,7 @@
 // it), up to a cap: a larger one is answered 413 and the connection closed, unrecorded and unfaulted.
 
 import type { IncomingMessage } from 'node:http';
-import type { Arrival } from './context.js';
+import type { Arrival } from './types.js';
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 

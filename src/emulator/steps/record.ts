@@ -2,9 +2,9 @@
 // (status, time) and logged when its answer is done, whatever step gives it: a fault, a refused key,
 // a 404, the handler. The control routes are the tests' own way in, never recorded.
 
-import { redactHeader } from '../../auth/secrets.js';
+import { redactHeader } from '../../output/secrets.js';
 import { describeBody } from '../recorder.js';
-import type { EmulatorParts, InFlight, Outcome } from './context.js';
+import type { EmulatorParts, InFlight, Outcome } from './types.js';
 
 export function record(c: InFlight, emulator: EmulatorParts): Outcome {
   if (c.api === 'control') return 'next';

@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http';
 import { type Api, errorBody } from '../exchange.js';
 import { type Refusal, refuseCrossSite, refuseMisdirected } from '../guard.js';
-import type { Arrival, EmulatorParts, Outcome } from './context.js';
+import type { Arrival, EmulatorParts, Outcome } from './types.js';
 
 export function refuseForeign(a: Arrival, emulator: EmulatorParts): Outcome {
   const own = emulator.own();

@@ -1,26 +1,13 @@
-// Sending the spans aip makes itself (traces exec and span, chat --trace): the project they route to,
-// the ingest client, the trace they continue (--parent or TRACEPARENT), and the request that carries
-// them. The commands and the chat both use it, so it lives beside the spans rather than in either.
+// Sending the spans aip makes itself (traces exec and span, chat --trace): the resource they route
+// by, the trace they continue (--parent or TRACEPARENT), and the request that carries them. The commands and the chat both use it, so it lives beside the spans rather than in either.
 
-import { assertKeyMayBeSentTo } from '../../auth/secrets.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors/errors.js';
 import { VERSION } from '../../lib/version.js';
 import { encodeRequest, type PbKeyValue, type PbSpan } from '../otlp/otlp.js';
-import { type Project, parseProject, resourceProject } from '../otlp/routing.js';
-import { TraceClient } from '../send/client.js';
+import { resourceProject } from '../otlp/routing.js';
+import { configuredProject, type TraceClient } from '../send/client.js';
 import { localResource, parseTraceparent, spansRequest, type TraceContext } from './span.js';
-
-export function configuredProject(ctx: Context): Project | undefined {
-  return parseProject(ctx.settings.get('project'));
-}
-
-/** The ingest client; a key bound for plain http off this machine is refused now, before any work. */
-export function traceClient(ctx: Context): TraceClient {
-  const project = ctx.settings.get('project');
-  assertKeyMayBeSentTo(ctx.serviceUrl('trace'));
-  return new TraceClient(ctx.http('trace', { auth: 'required' }), project || undefined);
-}
 
 /** --parent, else $TRACEPARENT (a malformed one is a usage error only when given as the flag). */
 export function incomingContext(ctx: Context, parent: string | undefined): TraceContext | undefined {

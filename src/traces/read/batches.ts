@@ -114,7 +114,7 @@ function buildRequest(
   return { resourceSpans };
 }
 
-/** The resource as sent: the project's routing attributes added when it has none (see routing.ts). */
+/** The resource as sent: the project's routing attributes added when it has none (see ../otlp/routing.ts). */
 export type Router = (context: ResourceContext) => PbResource;
 
 export class BatchBuilder {

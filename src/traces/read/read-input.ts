@@ -27,7 +27,7 @@ import { readJsonLinesParallel, workerCount, workerScript } from './parallel.js'
 import { Problems } from './problems.js';
 import { ProtobufFramingError, protobufEvents } from './protobuf-stream.js';
 
-export type InputFormat = 'json' | 'protobuf';
+type InputFormat = 'json' | 'protobuf';
 
 export interface ReadOptions {
   limits: BatchLimits;

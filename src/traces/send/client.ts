@@ -5,6 +5,9 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCallback } from 'node:zlib';
 import type { HttpClient } from '../../api/http.js';
+import type { Context } from '../../context.js';
+import { assertKeyMayBeSentTo } from '../../output/secrets.js';
+import { type Project, parseProject } from '../otlp/routing.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -67,4 +70,15 @@ export class TraceClient {
     });
     return { ...readExportAnswer(response.data, spans), attempts: response.attempts };
   }
+}
+
+export function configuredProject(ctx: Context): Project | undefined {
+  return parseProject(ctx.settings.get('project'));
+}
+
+/** The ingest client; a key bound for plain http off this machine is refused now, before any work. */
+export function traceClient(ctx: Context): TraceClient {
+  const project = ctx.settings.get('project');
+  assertKeyMayBeSentTo(ctx.serviceUrl('trace'));
+  return new TraceClient(ctx.http('trace', { auth: 'required' }), project || undefined);
 }

@@ -1,4 +1,5 @@
-// `aip models forget` and `aip jobs forget`: drop entries from the local record (models.json,
+// What `aip models forget` and `aip jobs forget` do (each verb's handler calls it with its noun's
+// local record): drop entries from the local record (models.json,
 // jobs.json) of the current base URL. Never asks the server to change anything: by name or id, every
 // entry (--all, confirmed as a delete is), or the entries whose id the server no longer knows
 // (--stale, one cheap GET each). Stdout: the ids forgotten, one a line (--json: the entries); stderr:
@@ -7,11 +8,12 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
 import { confirmDestructive } from './confirm.js';
+import type { forgetOptions } from './forget.js';
 
-export interface ForgetOptions {
-  all?: boolean;
-  stale?: boolean;
-}
+/** The flags forgetOptions() adds, as either noun's verb is given them. */
+type ForgetFlags = ReturnType<
+  ReturnType<typeof forgetOptions<[], Record<never, never>, Record<never, never>>>['opts']
+>;
 
 export interface Forgettable<T extends { id: string; base_url: string }> {
   noun: 'model' | 'job';
@@ -34,7 +36,7 @@ export async function runForget<T extends { id: string; base_url: string }>(
   ctx: Context,
   kind: Forgettable<T>,
   refs: readonly string[],
-  options: ForgetOptions,
+  options: ForgetFlags,
 ): Promise<void> {
   const { io } = ctx;
   const { noun } = kind;
