@@ -75,9 +75,12 @@ export class Context {
     return this.cachedSettings;
   }
 
-  /** --json wins; otherwise the `output` setting. */
+  /** --json (or --jsonl, --jq, which imply it) wins; otherwise the `output` setting. */
   get json(): boolean {
-    return this.globals.json === true || this.settings.get('output') === 'json';
+    const g = this.globals;
+    return (
+      g.json === true || g.jsonl === true || g.jq !== undefined || this.settings.get('output') === 'json'
+    );
   }
 
   get timeoutMs(): number {

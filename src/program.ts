@@ -75,6 +75,8 @@ function globalOptions(): Option[] {
       parser(normalizeUrl),
     ),
     new Option('--json', 'print results as JSON'),
+    new Option('--jsonl', 'print results as JSON Lines: a list one item per line, as it arrives'),
+    new Option('--jq <expression>', "filter the JSON output with jq's language (implies --json)"),
     new Option('-q, --quiet', 'print only ids; no progress or hints'),
     new Option('--no-color', 'turn off colour (also NO_COLOR, FORCE_COLOR=0, TERM=dumb)'),
     new Option('--debug', 'log each HTTP exchange on stderr, secrets masked; stack traces on errors'),
@@ -87,6 +89,10 @@ function globalOptions(): Option[] {
     ),
     new Option('--no-input', 'never prompt; fail instead'),
     new Option('-y, --yes', 'confirm destructive actions without asking'),
+    new Option(
+      '--ci <provider>',
+      'CI integration: github (annotations, step summary, outputs) or none (default: github when GITHUB_ACTIONS=true)',
+    ).choices(['github', 'none'] as const),
   ];
 }
 

@@ -10,6 +10,10 @@ export interface GlobalOptions {
   inferenceUrl?: string;
   traceUrl?: string;
   json?: boolean;
+  /** --jsonl: JSON Lines (a list one item per line); implies JSON output. */
+  jsonl?: boolean;
+  /** --jq: a jq expression the JSON output is filtered through; implies JSON output. */
+  jq?: string;
   quiet?: boolean;
   /** false when --no-color was given. */
   color?: boolean;
@@ -20,4 +24,6 @@ export interface GlobalOptions {
   /** false when --no-input was given. */
   input?: boolean;
   yes?: boolean;
+  /** --ci: which CI's workflow commands to speak; unset: GitHub Actions when GITHUB_ACTIONS=true. */
+  ci?: 'github' | 'none';
 }

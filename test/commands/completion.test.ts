@@ -51,7 +51,7 @@ describe('aip completion', () => {
       ]),
     );
     expect(bashComplete(source, 'aip emulator s')).toEqual(['stop', 'status']);
-    expect(bashComplete(source, 'aip health --js')).toEqual(['--json']);
+    expect(bashComplete(source, 'aip health --js')).toEqual(['--json', '--jsonl']);
     expect(bashComplete(source, 'aip completion ')).toEqual(expect.arrayContaining(['bash', 'zsh', 'fish']));
   });
 

@@ -85,8 +85,8 @@ function jsonArrayWriter(ctx: Context): {
 
 async function follow(ctx: Context, id: string, ref: string, options: EventsOptions): Promise<void> {
   const { io } = ctx;
-  const array = ctx.json && !options.jsonl ? jsonArrayWriter(ctx) : undefined;
-  const write = options.jsonl ? (e: JobEvent) => io.jsonLine(e) : (array?.write ?? eventWriter(ctx));
+  const array = ctx.json && !ctx.globals.jsonl ? jsonArrayWriter(ctx) : undefined;
+  const write = ctx.globals.jsonl ? (e: JobEvent) => io.jsonLine(e) : (array?.write ?? eventWriter(ctx));
   const timeout = ctx.globals.timeout;
   // Ctrl-C, or a reader that went away (`| head`), ends the follow.
   const { signal, release } = ctx.interruptible({ orStdoutClosed: true });
@@ -110,7 +110,7 @@ async function follow(ctx: Context, id: string, ref: string, options: EventsOpti
     array?.close(ended);
   }
   const again = ['events', ref, '--follow', ...(result.cursor ? ['--after', result.cursor] : [])];
-  if (options.jsonl) again.push('--jsonl');
+  if (ctx.globals.jsonl) again.push('--jsonl');
   if (ctx.globals.json) again.push('--json');
   if (options.interval !== undefined) again.push('--interval', String(options.interval));
   const resume = ctx.commandLine(again);
@@ -129,7 +129,7 @@ async function follow(ctx: Context, id: string, ref: string, options: EventsOpti
 }
 
 export async function runEvents(ctx: Context, ref: string, options: EventsOptions): Promise<void> {
-  if (options.jsonl && ctx.globals.json)
+  if (ctx.globals.jsonl && ctx.globals.json)
     throw new UsageError('give --json (one array) or --jsonl (one event per line), not both');
   const job = resolveJobRef(ctx, ref);
   await withJob(ctx, job, () =>
@@ -151,17 +151,17 @@ async function list(ctx: Context, id: string, ref: string, options: EventsOption
       ctx.limits.pages,
     )) {
       count++;
-      if (options.jsonl) io.jsonLine(event);
+      if (ctx.globals.jsonl) io.jsonLine(event);
       else events.push(event);
     }
-    if (options.jsonl) {
+    if (ctx.globals.jsonl) {
       if (count === 0) io.info(NO_EVENTS);
       return;
     }
     return ctx.json ? io.json(events) : printEvents(ctx, events);
   }
   const page = await training.listEvents(id, { after: options.after, limit: options.limit });
-  if (options.jsonl) {
+  if (ctx.globals.jsonl) {
     for (const event of page.data) io.jsonLine(event);
     if (page.data.length === 0) io.info(NO_EVENTS);
   } else if (ctx.json) io.json(page.data);

@@ -20,7 +20,6 @@ function define(program: Parent) {
       '--follow',
       'keep polling until the job ends; survives dropped connections, never repeats an event',
     )
-    .option('--jsonl', 'one event per line, as JSON, written as it arrives')
     .option('--interval <seconds>', 'seconds between polls with --follow (default 1)', parseInterval);
   return examples(events, [
     'aip events 3f0c',
