@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // `npm run bench`: start-up and round-trip timings of the built CLI as ratios against baselines
 // measured in the same run (product.md section 7), so that machine noise cancels out; and the delay of
-// streamed chat text against a bare fetch client on the same stream (stream.mjs). Prints a table
-// and writes a JSON copy to .bench/results.json. With --check, exits 1 when a target is missed.
+// streamed chat text against a bare fetch client on the same stream (stream.mjs); the cost of --jq
+// (jq.mjs). Prints a table and writes a JSON copy to .bench/results.json. With --check, exits 1 when
+// a target is missed.
 //
 //   node bench/run.mjs [--runs N] [--spans N] [--large-spans N] [--validate-mb N] [--check]
 
@@ -12,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measureEmulator } from './emulator.mjs';
+import { jobsFixture } from './jq.mjs';
 import { measureStreaming } from './stream.mjs';
 import { measureTraces } from './traces.mjs';
 import { measureEvents, measureValidate } from './workloads.mjs';
@@ -135,6 +137,26 @@ try {
     );
     addRow('aip models list --json', label, models, 'node fetch one-liner', rawModels, 2.0);
   }
+  // --jq (bench/jq.mjs): filtering 100 jobs, and what loading the jq engine adds to a command.
+  const jqEnv = await jobsFixture({
+    node,
+    bin,
+    origin,
+    key: 'aip-emulator-local-key',
+    env: baseEnv,
+    dir: configDir,
+  });
+  const [jobsJson, jobsJq, healthJson, healthJq] = timeGroup(
+    [
+      [node, bin, 'jobs', 'list', '--json'],
+      [node, bin, 'jobs', 'list', '--json', '--jq', '.[].id'],
+      [node, bin, 'health', '--json'],
+      [node, bin, 'health', '--jq', '.'],
+    ],
+    jqEnv,
+  );
+  addRow("aip jobs list --json --jq '.[].id'", '100 jobs', jobsJq, 'jobs list --json', jobsJson, 1.5);
+  addRow('aip health --jq .', 'loading jq', healthJq, 'health --json', healthJson, 2.0);
   const streaming = await measureStreaming({
     node,
     bin,

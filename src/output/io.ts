@@ -5,7 +5,9 @@
 // streams (test/helpers/io.ts).
 
 import { Chalk, type ChalkInstance } from 'chalk';
+import { CliError, UsageError } from '../errors/errors.js';
 import type { Env } from '../settings/global-options.js';
+import type { JqFilter } from './jq.js';
 import { Trust } from './sanitize.js';
 import { redactSecrets, redactUrlSecrets } from './secrets.js';
 
@@ -59,6 +61,10 @@ export class IO {
   style: ChalkInstance;
   errStyle: ChalkInstance;
   quiet = false;
+  /** --jsonl: a list printed by `json` goes out one item per line. */
+  private jsonLines = false;
+  /** --jq: every JSON value printed goes through it (see useJq). */
+  private jq: JqFilter | undefined;
   private readonly trusted = new Trust();
   private stdoutClosed = false;
   private readonly closeListeners = new Set<() => void>();
@@ -77,11 +83,23 @@ export class IO {
   }
 
   /** Applies the global flags once they are parsed. */
-  configure(options: { noColor?: boolean; quiet?: boolean }): void {
+  configure(options: { noColor?: boolean; quiet?: boolean; json?: boolean; jsonl?: boolean }): void {
     const noColor = options.noColor === true;
     this.style = this.chalkFor(this.isStdoutTTY, noColor);
     this.errStyle = this.chalkFor(this.isStderrTTY, noColor);
     this.quiet = options.quiet === true;
+    if (options.json && options.jsonl)
+      throw new UsageError('give --json (one document) or --jsonl (one item per line), not both');
+    this.jsonLines = options.jsonl === true;
+  }
+
+  /**
+   * --jq: loads jq and compiles the expression, before the command does anything (a bad expression
+   * is a usage error, exit 2, and nothing is sent). The engine is imported here, only when asked for.
+   */
+  async useJq(expression: string): Promise<void> {
+    const { compileJq } = await import('./jq.js');
+    this.jq = await compileJq(expression, { pretty: this.isStdoutTTY });
   }
 
   /** Text to stdout as it is, but for controls from outside (shown, not acted on) and keys (masked). */
@@ -130,14 +148,33 @@ export class IO {
   /**
    * The value as JSON, exact: JSON escapes the C0 controls itself, and the few characters it leaves
    * raw that a terminal may act on (DEL, the C1 controls, bidi overrides) are escaped the same way.
+   * With --jsonl an array goes out one item per line (anything else as one line), so that every
+   * command that lists takes --jsonl without knowing of it; with --jq the value, or with both each
+   * item, goes through jq instead.
    */
   json(value: unknown): void {
-    this.out(exactJson(JSON.stringify(value, null, 2)));
+    if (this.jsonLines) {
+      for (const item of Array.isArray(value) ? value : [value]) this.jsonLine(item);
+    } else if (this.jq) this.filtered(this.jq, value);
+    else this.out(exactJson(JSON.stringify(value, null, 2)));
   }
 
-  /** One JSON Lines record (--jsonl), exact in the same way. */
+  /** One JSON Lines record (--jsonl), exact in the same way; with --jq, the record through jq. */
   jsonLine(value: unknown): void {
-    this.out(exactJson(JSON.stringify(value)));
+    if (this.jq) this.filtered(this.jq, value);
+    else this.out(exactJson(JSON.stringify(value)));
+  }
+
+  /**
+   * jq's results, each on its own line as gh prints them: a string as it is (like `jq -r`, still
+   * rendered harmless for a terminal), anything else as JSON (exact, as above). What jq says on stderr
+   * goes there; its error at run time ends the command (exit 1), after the results before it.
+   */
+  private filtered(jq: JqFilter, value: unknown): void {
+    const { outputs, messages, error } = jq.run(value);
+    for (const output of outputs) this.out(output.json ? exactJson(output.text) : output.text);
+    for (const message of messages) this.err(message);
+    if (error !== undefined) throw new CliError(`--jq: ${error}`);
   }
 
   /** Width of the terminal on stdout (80 when unknown). */

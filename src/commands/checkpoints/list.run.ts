@@ -9,19 +9,22 @@ import { lineChart } from '../../output/plot.js';
 import { printCheckpoints, unknownMetric } from './format.js';
 import type { ListOptions } from './list.js';
 
+function allCheckpoints(ctx: Context, id: string, options: ListOptions): AsyncIterable<Checkpoint> {
+  const training = ctx.training();
+  return allItems(
+    (after) => training.listCheckpoints(id, { after, limit: options.limit ?? 100, order: options.order }),
+    options.after,
+    ctx.limits.pages,
+  );
+}
+
 export async function fetchAllCheckpoints(
   ctx: Context,
   id: string,
   options: ListOptions = {},
 ): Promise<Checkpoint[]> {
-  const training = ctx.training();
   const all: Checkpoint[] = [];
-  const pages = allItems(
-    (after) => training.listCheckpoints(id, { after, limit: options.limit ?? 100, order: options.order }),
-    options.after,
-    ctx.limits.pages,
-  );
-  for await (const checkpoint of pages) all.push(checkpoint);
+  for await (const checkpoint of allCheckpoints(ctx, id, options)) all.push(checkpoint);
   return all;
 }
 
@@ -42,6 +45,12 @@ export async function runList(ctx: Context, ref: string, options: ListOptions): 
   if (options.plot !== undefined && ctx.json)
     throw new UsageError('--plot draws a chart; it does not combine with --json');
   const model = resolveModelArg(ctx, ref);
+  if (options.all && ctx.globals.jsonl && options.plot === undefined) {
+    // JSON Lines: each checkpoint as its page arrives, none kept (a model may have many).
+    return withModel(ctx, model, async () => {
+      for await (const checkpoint of allCheckpoints(ctx, model.id, options)) io.jsonLine(checkpoint);
+    });
+  }
   if (options.all || options.plot !== undefined) {
     const checkpoints = await withModel(ctx, model, () => fetchAllCheckpoints(ctx, model.id, options));
     if (options.plot !== undefined) return plot(ctx, checkpoints, options.plot, model.label);

@@ -85,8 +85,11 @@ function jsonArrayWriter(ctx: Context): {
 
 async function follow(ctx: Context, id: string, ref: string, options: EventsOptions): Promise<void> {
   const { io } = ctx;
-  const array = ctx.json && !ctx.globals.jsonl ? jsonArrayWriter(ctx) : undefined;
-  const write = ctx.globals.jsonl ? (e: JobEvent) => io.jsonLine(e) : (array?.write ?? eventWriter(ctx));
+  // --jq follows as --jsonl does: the filter runs on each event as it arrives, since the array of a
+  // follow has no end to wait for.
+  const lines = ctx.globals.jsonl || ctx.globals.jq !== undefined;
+  const array = ctx.json && !lines ? jsonArrayWriter(ctx) : undefined;
+  const write = lines ? (e: JobEvent) => io.jsonLine(e) : (array?.write ?? eventWriter(ctx));
   const timeout = ctx.globals.timeout;
   // Ctrl-C, or a reader that went away (`| head`), ends the follow.
   const { signal, release } = ctx.interruptible({ orStdoutClosed: true });
