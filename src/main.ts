@@ -2,12 +2,14 @@
 // never call process.exit. Tests call main() in-process with their own IO, environment and fetch.
 
 import { nodeTransport } from './api/transport.js';
+import { onGitHubActions } from './ci/detect.js';
 import { Context, type Deps } from './context.js';
 import { ExitCode, InterruptedError } from './errors/errors.js';
-import { report } from './errors/report.js';
+import { failureMessage, report } from './errors/report.js';
 import { processIO } from './output/io.js';
 import { rememberSecret } from './output/secrets.js';
 import { buildProgram } from './program.js';
+import type { GlobalOptions } from './settings/global-options.js';
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -35,8 +37,9 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
   // Keys in the environment are masked from the start, whether this command uses one or not.
   for (const name of ['AIP_API_KEY', 'WANDB_API_KEY']) rememberSecret(env[name]);
   const ctx = new Context(deps);
+  const program = buildProgram(ctx);
   try {
-    await buildProgram(ctx).parseAsync(argv, { from: 'user' });
+    await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;
   } catch (caught) {
     // Stopped by SIGTERM rather than Ctrl-C: said so, and exit 143 as a shell would report it.
@@ -44,6 +47,19 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
       caught instanceof InterruptedError && ctx.stopSignal === 'SIGTERM'
         ? new InterruptedError(undefined, 'SIGTERM')
         : caught;
-    return report(error, deps.io, ctx.globals.debug === true || argv.includes('--debug'));
+    const debug = ctx.globals.debug === true || argv.includes('--debug');
+    const code = report(error, deps.io, debug);
+    // On CI, the error as an annotation too. A usage error may come before the options reach
+    // ctx.globals: the root has those parsed so far (--ci among them).
+    const globals = { ...program.opts<GlobalOptions>(), ...ctx.globals };
+    if (onGitHubActions(env, globals.ci)) {
+      const { annotateFailure, commandPath } = await import('./ci/failure.js');
+      annotateFailure(
+        { env, io: deps.io, globals },
+        failureMessage(error, debug),
+        commandPath(program, argv),
+      );
+    }
+    return code;
   }
 }

@@ -3,6 +3,7 @@
 // fresh tree per run through main().
 
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { onGitHubActions } from './ci/detect.js';
 import { registerAuth } from './commands/auth/register.js';
 import { registerChat } from './commands/chat/chat.js';
 import { registerCheckpoints } from './commands/checkpoints/register.js';
@@ -206,9 +207,15 @@ export function buildProgram(ctx: Context): Command {
     'aip help exit-codes',
   ]);
 
-  program.hook('preAction', (_root, actionCommand) => {
+  program.hook('preAction', async (_root, actionCommand) => {
     ctx.globals = actionCommand.optsWithGlobals<GlobalOptions>();
-    io.configure({ noColor: ctx.globals.color === false, quiet: ctx.globals.quiet });
+    const { color, quiet, json, jsonl, jq } = ctx.globals;
+    io.configure({ noColor: color === false, quiet, json, jsonl });
+    // Before the command prints anything: on GitHub Actions, the keys masked first (ci/start.ts),
+    // loaded only there.
+    if (onGitHubActions(ctx.env, ctx.globals.ci)) (await import('./ci/start.js')).startCi(ctx);
+    // Compiled before the command runs: a bad expression is a usage error, and nothing is sent.
+    if (jq !== undefined) await io.useJq(jq);
   });
 
   registerAuth(root, ctx);

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { lineLimitFrom } from '../api/limits.js';
+import { annotateProblems } from '../ci/problems.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
 import { assertRewritable, removeStaleTemps, writeFileAtomic, writeTarget } from '../fs/atomic-write.js';
@@ -31,6 +32,7 @@ export async function loadTranscript(ctx: Context, file: string): Promise<ChatMe
   }
   if (checked.problemCount > 0) {
     for (const line of problemLines(checked)) ctx.io.err(line);
+    annotateProblems(ctx.io, checked, 'invalid transcript message');
     throw new UsageError(
       `${file}: ${checked.problemCount} problem${checked.problemCount === 1 ? '' : 's'} in the transcript; nothing was sent`,
     );

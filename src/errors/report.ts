@@ -12,20 +12,38 @@ function commanderExitCode(error: CommanderError): number {
   return ExitCode.usage;
 }
 
+/**
+ * What the failure says: its line (without "error:") and the detail lines under it; undefined when
+ * aip has nothing to say (help, --version, a child's own exit status). Commander has printed its
+ * usage errors itself: their message is given here for CI (ci/failure.ts), and not printed again.
+ */
+export function failureMessage(
+  error: unknown,
+  debug: boolean,
+): { line: string; details: string[] } | undefined {
+  if (error instanceof CommanderError) {
+    if (commanderExitCode(error) === ExitCode.ok) return undefined;
+    return { line: error.message.replace(/^error: /, ''), details: [] };
+  }
+  if (error instanceof ChildExitError) return undefined;
+  if (error instanceof CliError) {
+    return { line: `${error.message}${error.hint ? `; ${error.hint}` : ''}`, details: error.details };
+  }
+  // Not an error we anticipated: a bug. Say so plainly; the stack is for --debug.
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    line: `unexpected failure: ${message}${debug ? '' : ' (run with --debug for details)'}`,
+    details: [],
+  };
+}
+
 export function report(error: unknown, io: IO, debug: boolean): number {
   if (error instanceof CommanderError) return commanderExitCode(error);
-  if (error instanceof ChildExitError) return exitCodeFor(error);
-  const red = io.errStyle.red;
-  if (error instanceof CliError) {
-    io.err(`${red('error:')} ${error.message}${error.hint ? `; ${error.hint}` : ''}`);
-    for (const line of error.details) io.err(`  ${line}`);
-  } else {
-    // Not an error we anticipated: a bug. Say so plainly; the stack is for --debug.
-    const message = error instanceof Error ? error.message : String(error);
-    io.err(
-      `${red('error:')} unexpected failure: ${message}${debug ? '' : ' (run with --debug for details)'}`,
-    );
+  const failure = failureMessage(error, debug);
+  if (failure) {
+    io.err(`${io.errStyle.red('error:')} ${failure.line}`);
+    for (const line of failure.details) io.err(`  ${line}`);
   }
-  if (debug && error instanceof Error && error.stack) io.err(io.errStyle.dim(error.stack));
+  if (debug && failure && error instanceof Error && error.stack) io.err(io.errStyle.dim(error.stack));
   return exitCodeFor(error);
 }

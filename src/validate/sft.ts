@@ -4,6 +4,7 @@
 // assistant message says something or calls a tool, tool-call arguments are JSON, a tool message
 // answers an earlier tool call, and a tool's parameters are a JSON Schema object.
 
+import { annotateProblems } from '../ci/problems.js';
 import { isObject } from '../lib/json.js';
 import type { IO } from '../output/io.js';
 import { functionTool, messageParams, tagged } from './chat-schema.js';
@@ -138,5 +139,7 @@ export async function checkSftFile(
   const source = openSource(path, io, maxLineBytes);
   const checked = await checkDocuments(source, (value) => checkSftExample(value, stats));
   requireDocuments(checked, 'training examples');
+  // On CI, each problem as an annotation on its line too.
+  annotateProblems(io, checked, 'invalid training example');
   return { checked, stats };
 }

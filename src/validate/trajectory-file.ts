@@ -1,7 +1,9 @@
 // Reading a trajectory-group file for sending: every group checked, every problem reported (as
-// file:line: path: problem, on stderr), and nothing returned, so nothing sent, if there is one.
+// file:line: path: problem, on stderr; on CI as annotations too), and nothing returned, so nothing
+// sent, if there is one.
 
 import { lineLimitFrom } from '../api/limits.js';
+import { annotateProblems } from '../ci/problems.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
 import {
@@ -29,6 +31,7 @@ export async function checkTrajectoryFile(
   const source = openSource(path, ctx.io, lineLimitFrom(ctx.env));
   const checked = await checkDocuments(source, (value) => checkGroup(value, stats), { collect });
   requireDocuments(checked, 'trajectory groups');
+  annotateProblems(ctx.io, checked, 'invalid trajectory group');
   return { groups: checked.values, stats, checked };
 }
 

@@ -2,7 +2,7 @@
 // gone by then); no command folder importing from another noun's command folder (what two nouns
 // share has a home of its own: src/<noun>/, or src/commands/ itself for what verbs of every noun use);
 // the commands on top: nothing but program.ts, which builds the tree, imports from src/commands/; and
-// the foundation (api, errors, fs, lib, output, settings, validate) under the nouns. The scanner is a few regular expressions over the sources: the project
+// the foundation (api, ci, errors, fs, lib, output, settings, validate) under the nouns. The scanner is a few regular expressions over the sources: the project
 // writes its imports one way (ES module syntax, relative paths with .js).
 
 import { readdirSync, readFileSync } from 'node:fs';
@@ -110,8 +110,8 @@ describe('the shape of src/', () => {
     expect(upward).toEqual([]);
   });
 
-  it('has the foundation below the nouns: api, errors, fs, lib, output, settings and validate import none of them', () => {
-    const foundation = /^(api|errors|fs|lib|output|settings|validate)\//;
+  it('has the foundation below the nouns: api, ci, errors, fs, lib, output, settings and validate import none of them', () => {
+    const foundation = /^(api|ci|errors|fs|lib|output|settings|validate)\//;
     const above = /^(auth|chat|health|jobs|local-record|models|traces|commands|emulator)\//;
     const upward = files
       .filter((file) => foundation.test(rel(file)))
@@ -121,6 +121,18 @@ describe('the shape of src/', () => {
           .map((target) => `${rel(file)} → ${rel(target)}`),
       );
     expect(upward).toEqual([]);
+  });
+
+  it('has ci/ on the foundation it needs only: api, errors, fs, lib, output and settings (validate calls it)', () => {
+    const allowed = /^(api|ci|errors|fs|lib|output|settings)\//;
+    const outside = files
+      .filter((file) => rel(file).startsWith('ci/'))
+      .flatMap((file) =>
+        [...new Set([...(graph.get(file) ?? []), ...typeImports(file)])]
+          .filter((target) => !allowed.test(rel(target)))
+          .map((target) => `${rel(file)} → ${rel(target)}`),
+      );
+    expect(outside).toEqual([]);
   });
 
   it('the checks can fail: a cycle and a type-only import told apart', () => {

@@ -2,6 +2,7 @@
 // commands can name the model instead of giving its UUID.
 
 import type { ModelResponse } from '../../api/types.js';
+import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
 import { ApiError, UsageError } from '../../errors/errors.js';
 import { fullName, readModelRecord, rememberModel } from '../../models/local-record.js';
@@ -49,6 +50,8 @@ export async function runCreate(ctx: Context, opts: CreateOptions): Promise<void
     throw error;
   }
   printModel(ctx, model);
+  // On GitHub Actions, for the steps after: `${{ steps.<id>.outputs.model-id }}`.
+  githubActions(ctx)?.setOutputs({ 'model-id': model.id });
   try {
     await rememberModel(record, {
       id: model.id,

@@ -1,7 +1,10 @@
 // `aip traces send <file|->`: check every span of the input, then send them in batches, a few at a
-// time, and say what the platform accepted. Nothing is sent when any span has a problem.
+// time, and say what the platform accepted. Nothing is sent when any span has a problem. On GitHub
+// Actions, the problems are annotations too, and spans-accepted/spans-rejected are step outputs.
 
 import { lineLimitFrom } from '../../api/limits.js';
+import { githubActions } from '../../ci/github.js';
+import { annotateProblems } from '../../ci/problems.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { progress } from '../../output/progress.js';
@@ -69,6 +72,7 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
     if (input.spool.failure !== undefined) throw input.spool.failure;
     if (input.problemCount > 0) {
       for (const line of problemLines(input)) io.err(line);
+      annotateProblems(io, input, 'invalid span');
       throw new UsageError(
         `${input.name}: ${plural(input.problemCount, 'problem')} in ${plural(input.spans, 'span')}; nothing was sent`,
       );
@@ -92,6 +96,11 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
       show.done();
     }
     report(ctx, input, summary, (performance.now() - started) / 1000);
+    // For a later step of the workflow: what the platform took, whether or not it took everything.
+    githubActions(ctx)?.setOutputs({
+      'spans-accepted': summary.accepted,
+      'spans-rejected': summary.rejected,
+    });
     if (summary.interrupted) throw new InterruptedError();
     if (summary.failure) {
       const { error } = summary.failure;
