@@ -10,6 +10,7 @@ export const ExitCode = {
   jobFailed: 5,
   rateLimited: 6,
   waitTimeout: 7,
+  jobStalled: 8,
   interrupted: 130,
   terminated: 143,
 } as const;
@@ -19,7 +20,11 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 /** The documented table (docs/settings.md, `aip help exit-codes`), kept beside the codes it documents. */
 export const EXIT_CODE_TABLE: ReadonlyArray<{ code: ExitCodeValue; meaning: string }> = [
   { code: ExitCode.ok, meaning: 'success' },
-  { code: ExitCode.error, meaning: 'error from the server or the network, after retries' },
+  {
+    code: ExitCode.error,
+    meaning:
+      'error from the server or the network, after retries; a --jq expression that failed while it ran',
+  },
   {
     code: ExitCode.usage,
     meaning:
@@ -36,6 +41,10 @@ export const EXIT_CODE_TABLE: ReadonlyArray<{ code: ExitCodeValue; meaning: stri
     meaning: 'rate limited or quota exhausted (429, 402), after retries, whichever command it ends',
   },
   { code: ExitCode.waitTimeout, meaning: 'a --timeout was reached while waiting' },
+  {
+    code: ExitCode.jobStalled,
+    meaning: 'the job stalled: no new event within --stall while waiting (the job keeps running)',
+  },
   { code: ExitCode.interrupted, meaning: 'interrupted (Ctrl-C)' },
   { code: ExitCode.terminated, meaning: 'terminated (SIGTERM), after stopping cleanly' },
 ];
@@ -99,6 +108,14 @@ export class WaitTimeoutError extends CliError {
   override name = 'WaitTimeoutError';
 }
 
+/**
+ * `--stall` ran out: no new event of the job came for that long. Its own code (not 7): a job that
+ * stopped moving is not one that is merely slow, and it is what people training here most often meet.
+ */
+export class JobStalledError extends CliError {
+  override name = 'JobStalledError';
+}
+
 /** Ctrl-C (or SIGTERM: a CI runner cancelling the step): the user asked to stop. */
 export class InterruptedError extends CliError {
   override name = 'InterruptedError';
@@ -143,6 +160,7 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof NotFoundError) return ExitCode.notFound;
   if (error instanceof JobFailedError) return ExitCode.jobFailed;
   if (error instanceof WaitTimeoutError) return ExitCode.waitTimeout;
+  if (error instanceof JobStalledError) return ExitCode.jobStalled;
   if (error instanceof InterruptedError)
     return error.signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
   return ExitCode.error;

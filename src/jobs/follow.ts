@@ -1,7 +1,8 @@
 // Following a job's events with the `after` cursor, polling until a terminal event. Network trouble
 // and 5xx answers do not end the wait: it backs off and tries again with the same cursor, so no event
 // is skipped or seen twice. This loop is the only retry layer (its requests are sent with retries: 0),
-// and its waits end early on Ctrl-C and at the deadline.
+// and its waits end early on Ctrl-C, at the deadline, and when the job stalls (no new event for
+// `stallMs`, however the polls went: a server that answers 503 for an hour is a stall too).
 //
 // An event is handed on once, by its id, whatever the server sends: one that ignores the cursor and
 // sends a page again gets its repeats dropped (said once), and a page with nothing new waits the
@@ -20,6 +21,8 @@ export type FollowEnd =
   /** Resumed after the last event of a job that had already ended (known from the job's status). */
   | { kind: 'already-ended'; status: string }
   | { kind: 'timeout' }
+  /** No new event for stallMs. */
+  | { kind: 'stalled' }
   | { kind: 'interrupted' };
 
 export interface FollowOptions {
@@ -29,6 +32,8 @@ export interface FollowOptions {
   intervalMs: number;
   /** Epoch ms after which the follow ends with 'timeout'. */
   deadline?: number;
+  /** How long without a new event ends the follow with 'stalled' (counted from its start). */
+  stallMs?: number;
   /** Aborted by Ctrl-C (or when nobody reads the output any more). */
   signal: AbortSignal;
   /** Per-request timeout, shortened near the deadline. */
@@ -42,6 +47,8 @@ export interface FollowOptions {
 }
 
 const MAX_BACKOFF_MS = 30_000;
+/** How much longer than the stall a poll under way then may take: the stall is judged on an answer. */
+const STALL_GRACE_MS = 5000;
 const ENDED = new Set(['succeeded', 'failed']);
 
 /** A set of the last `max` ids added: the oldest goes when a new one comes (a Set keeps their order). */
@@ -82,11 +89,18 @@ export async function followEvents(
   // Resuming from a cursor: if nothing comes after it, the job may have ended already, and then
   // nothing ever will. The job's status (when the server reports one) settles it, once.
   let checkEnded = o.after !== undefined;
-  const remaining = () => (o.deadline === undefined ? Number.POSITIVE_INFINITY : o.deadline - Date.now());
+  let lastNew = Date.now();
+  const untilDeadline = () => (o.deadline === undefined ? Number.POSITIVE_INFINITY : o.deadline - Date.now());
+  const untilStall = () =>
+    o.stallMs === undefined ? Number.POSITIVE_INFINITY : lastNew + o.stallMs - Date.now();
+  // Pauses end at whichever comes first; at the stall, the events are looked at once more before the
+  // follow ends, and that look gets a little time of its own (never beyond the deadline).
+  const remaining = () => Math.min(untilDeadline(), untilStall());
+  const grace = Math.min(o.stallMs ?? 0, STALL_GRACE_MS);
   const poll = () => ({
     signal: o.signal,
     retries: 0,
-    timeoutMs: Math.max(1, Math.min(o.requestTimeoutMs, remaining())),
+    timeoutMs: Math.max(1, Math.min(o.requestTimeoutMs, untilDeadline(), untilStall() + grace)),
   });
   const pause = async (ms: number) => {
     const wait = Math.min(ms, remaining());
@@ -94,7 +108,7 @@ export async function followEvents(
   };
   for (;;) {
     if (o.signal.aborted) return { end: { kind: 'interrupted' }, cursor };
-    if (remaining() <= 0) return { end: { kind: 'timeout' }, cursor };
+    if (untilDeadline() <= 0) return { end: { kind: 'timeout' }, cursor };
     try {
       const page = await training.listEvents(jobId, { after: cursor, limit: o.pageSize ?? 100 }, poll());
       failures = 0;
@@ -103,6 +117,7 @@ export async function followEvents(
         if (seen.has(event.id)) continue;
         seen.add(event.id);
         fresh++;
+        lastNew = Date.now();
         cursor = event.id;
         o.onEvent(event);
         if (TERMINAL_EVENTS.has(event.type)) return { end: { kind: 'terminal', event }, cursor };
@@ -119,11 +134,14 @@ export async function followEvents(
         const status = (await training.getJob(jobId, poll())).status;
         if (status && ENDED.has(status)) return { end: { kind: 'already-ended', status }, cursor };
       }
+      if (fresh === 0 && untilStall() <= 0) return { end: { kind: 'stalled' }, cursor };
       if (!page.has_more || fresh === 0) await pause(o.intervalMs);
     } catch (error) {
       if (o.signal.aborted) return { end: { kind: 'interrupted' }, cursor };
-      // A poll cut short by the deadline is the deadline, not trouble to report.
-      if (remaining() <= 0) return { end: { kind: 'timeout' }, cursor };
+      // A poll cut short by the deadline is the deadline, not trouble to report; one that failed once
+      // the stall had come was the last look.
+      if (untilDeadline() <= 0) return { end: { kind: 'timeout' }, cursor };
+      if (untilStall() <= 0) return { end: { kind: 'stalled' }, cursor };
       if (!isTransient(error)) throw error;
       failures++;
       const delay = Math.min(MAX_BACKOFF_MS, 1000 * 2 ** (failures - 1));

@@ -1,10 +1,15 @@
 // The training jobs this machine created (jobs.json beside the config): the API cannot list jobs, so
-// `aip jobs list` shows these, and commands take a unique prefix of a remembered job id.
+// `aip jobs list` shows these, and commands take a unique prefix of a remembered job id. Once a job has
+// finished, its final progress is kept with it (`final`), so that listing finished jobs asks the server
+// nothing. Entries written before that have no `final`, and an older aip ignores it: the file stays
+// readable both ways.
 
 import type { JobKind } from '../api/types.js';
 import { NotFoundError, UsageError } from '../errors/errors.js';
+import { isObject } from '../lib/json.js';
 import { hasStrings, readEntries } from '../local-record/file.js';
 import { updateJsonFile } from '../settings/json-store.js';
+import type { JobProgress } from './shape.js';
 
 export interface RememberedJob {
   id: string;
@@ -14,6 +19,8 @@ export interface RememberedJob {
   model: string;
   base_url: string;
   created_at: string;
+  /** The progress of a job that has finished (succeeded, failed, or gone): it no longer changes. */
+  final?: JobProgress;
 }
 
 interface JobRecord {
@@ -26,6 +33,50 @@ function isEntry(value: unknown): value is RememberedJob {
 
 export function readJobRecord(file: string): JobRecord {
   return { jobs: readEntries(file, 'jobs', isEntry, 'training jobs') };
+}
+
+/** The states after which a job's progress no longer changes. */
+export const FINAL_STATES: ReadonlySet<string> = new Set(['succeeded', 'failed', 'gone']);
+
+const isCount = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
+
+/**
+ * The kept final progress of an entry, when there is one and it holds together; one that does not (a
+ * file edited by hand) is as none: the job is asked about again, and its answer kept in its place.
+ */
+export function finalOf(entry: RememberedJob): JobProgress | undefined {
+  const f: unknown = entry.final;
+  if (!isObject(f) || typeof f.state !== 'string' || !FINAL_STATES.has(f.state)) return undefined;
+  const metrics = f.latest_metrics;
+  const ok =
+    isCount(f.step) &&
+    (f.num_sequences === null || isCount(f.num_sequences)) &&
+    (f.error_message === null || typeof f.error_message === 'string') &&
+    (metrics === null ||
+      (isObject(metrics) &&
+        Object.values(metrics).every((v) => typeof v === 'number' && Number.isFinite(v))));
+  return ok ? (f as unknown as JobProgress) : undefined;
+}
+
+/**
+ * Keeps the final progress of these jobs of `baseUrl` (only finished ones; the rest are left out), in
+ * one locked write; no write when nothing changes.
+ */
+export function rememberFinal(
+  file: string,
+  baseUrl: string,
+  finals: ReadonlyMap<string, JobProgress>,
+): Promise<boolean> {
+  return updateJsonFile(file, readJobRecord, (data) => {
+    let changed = false;
+    for (const job of data.jobs) {
+      const final = job.base_url === baseUrl ? finals.get(job.id) : undefined;
+      if (!final || !FINAL_STATES.has(final.state) || finalOf(job)?.state === final.state) continue;
+      job.final = final;
+      changed = true;
+    }
+    return changed;
+  });
 }
 
 export function rememberJob(file: string, job: RememberedJob): Promise<boolean> {

@@ -39,7 +39,9 @@ export function applyEvent(state: JobState, event: JobEvent): JobState {
   switch (event.type) {
     case 'training_started':
       state.status = 'running';
-      if (typeof data.num_sequences === 'number') state.total = data.num_sequences;
+      // A count, or nothing: a server's value that is not one is not shown as a total.
+      if (Number.isInteger(data.num_sequences) && (data.num_sequences as number) >= 0)
+        state.total = data.num_sequences as number;
       break;
     case 'gradient_step':
       state.status = 'running';

@@ -88,7 +88,12 @@ describe('aip jobs create rl', () => {
         kind: 'rl',
         model_id: modelId,
         model: 'local/demo/agent',
-        created_at: expect.any(String),
+        state: expect.stringMatching(/^(queued|running|succeeded)$/),
+        step: expect.any(Number),
+        num_sequences: expect.toBeOneOf([null, 3]),
+        error_message: null,
+        latest_metrics: expect.toBeOneOf([null, expect.any(Object)]),
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       },
     ]);
   });
@@ -252,11 +257,15 @@ describe('aip jobs wait', () => {
     expect(json.code).toBe(5);
     expect(JSON.parse(json.stdout)).toEqual({
       id: created,
-      status: 'failed',
+      kind: 'rl',
+      model_id: modelId,
+      model: 'local/demo/agent',
+      state: 'failed',
       step: 1,
       num_sequences: 4,
       error_message: 'CUDA out of memory',
-      latest_metrics: expect.any(Object),
+      latest_metrics: expect.objectContaining({ reward: expect.any(Number) }),
+      created_at: expect.any(String),
     });
   });
 
@@ -344,12 +353,12 @@ describe('aip jobs get and list', () => {
     const json = JSON.parse((await run(['jobs', 'get', job!.id, '--json'])).stdout);
     expect(json).toMatchObject({
       id: job!.id,
-      status: 'succeeded',
+      kind: 'rl',
+      model_id: modelId,
+      state: 'succeeded',
       step: 5,
       num_sequences: 5,
       error_message: null,
-      events: 7,
-      job: { id: job!.id, kind: 'rl' },
     });
     expect(json.latest_metrics).toHaveProperty('reward');
     const tty = await run(['jobs', 'get', job!.id.slice(0, 6)], {
@@ -357,7 +366,7 @@ describe('aip jobs get and list', () => {
       env: { ...env, NO_COLOR: '1' },
     });
     expect(tty.stdout).toMatch(
-      /^id {7}[0-9a-f-]{36}\nstatus {3}succeeded after 5 steps\nkind {5}rl\nmodel {4}local\/demo\/agent \([0-9a-f-]{36}\)\ncreated {2}just now\nmetrics {2}loss=/,
+      /^id {7}[0-9a-f-]{36}\nstate {4}succeeded after 5 steps\nkind {5}rl\nmodel {4}local\/demo\/agent \([0-9a-f-]{36}\)\ncreated {2}just now\nmetrics {2}loss=/,
     );
     expect(tty.stdout).toMatch(/\nreward {3}[▁▂▃▄▅▆▇█]{5} [\d.]+\n$/);
     expect((await run(['jobs', 'get', job!.id, '-q'])).stdout).toBe('succeeded\n');
@@ -373,7 +382,13 @@ describe('aip jobs get and list', () => {
     ).stdout.trim();
     expect((await run(['jobs', 'list', '-q'])).stdout).toBe(`${second}\n${first}\n`);
     const piped = (await run(['jobs', 'list'])).stdout.split('\n')[0]!.split('\t');
-    expect(piped).toEqual([second, 'rl', 'local/demo/agent', expect.stringMatching(/^\d{4}-\d\d-\d\dT/)]);
+    expect(piped).toEqual([
+      second,
+      expect.stringMatching(/^(queued|running|succeeded)$/),
+      'rl',
+      'local/demo/agent',
+      expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    ]);
     expect((await run(['jobs', 'get', 'abc'])).stderr).toMatch(
       /^error: "abc" is not a job id: give the id, or at least its first 4 characters/,
     );

@@ -287,7 +287,7 @@ describe('kill -9', () => {
       .map((line) => (JSON.parse(line) as { id: string }).id);
     expect(ids).toHaveLength(22);
     expect(new Set(ids).size).toBe(22);
-    expect(JSON.parse(waited.stdout)).toMatchObject({ status: 'succeeded', step: 20 });
+    expect(JSON.parse(waited.stdout)).toMatchObject({ state: 'succeeded', step: 20 });
     const events = (
       await call(origin, 'GET', `/training/v1/preview/training-jobs/${job.id}/events?limit=100`)
     ).body;

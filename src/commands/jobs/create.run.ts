@@ -7,16 +7,20 @@ import type { PreparedRequest, RequestOptions } from '../../api/http.js';
 import { lineLimitFrom } from '../../api/limits.js';
 import { rlJobRequest, sftJobRequest } from '../../api/training.js';
 import type { CreateRlJob, CreateSftJob, JobKind, JobResponse } from '../../api/types.js';
+import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors/errors.js';
-import { readJobRecord, rememberJob } from '../../jobs/local-record.js';
+import { CliError, UsageError } from '../../errors/errors.js';
+import { type RememberedJob, readJobRecord, rememberJob } from '../../jobs/local-record.js';
 import { jobRecordFile } from '../../jobs/resolve.js';
+import { aboutEntry, JUST_CREATED, jobJson } from '../../jobs/shape.js';
 import { watchJob } from '../../jobs/watch.js';
 import { isObject } from '../../lib/json.js';
 import { type ModelRef, resolveModelArg, withModel } from '../../models/resolve.js';
 import { redactHeader } from '../../output/secrets.js';
 import { printFields } from '../../output/table.js';
+import { isoTime } from '../../output/time.js';
 import { problemLines } from '../../validate/check-file.js';
+import { annotateConfigProblems, type SettingProblem } from '../../validate/config-problems.js';
 import { EXPERIMENTAL_FIELDS, SFT_CONFIG_FIELDS } from '../../validate/jobs-schema.js';
 import { type Fields, formatPath, obj, validate } from '../../validate/schema.js';
 import { checkSftFile } from '../../validate/sft.js';
@@ -47,18 +51,35 @@ export function loadJsonObject(value: string, flag: string): Record<string, unkn
   return parsed;
 }
 
-/** Checks settings against the schema's fields; an unknown name is refused (a typo, most likely). */
-function checkSettings(settings: Record<string, unknown>, fields: Fields, what: string, flag: string): void {
-  const problems = validate(obj({}, fields), settings).map((i) => `${what}.${formatPath(i.path)}: ${i.msg}`);
+/**
+ * Checks settings against the schema's fields; an unknown name is refused (a typo, most likely). With
+ * `configFile` (--config given as a file), each problem is also annotated on its line on CI.
+ */
+function checkSettings(
+  ctx: Context,
+  settings: Record<string, unknown>,
+  fields: Fields,
+  what: string,
+  configFile: string | undefined,
+): void {
+  const problems: SettingProblem[] = validate(obj({}, fields), settings).map((i) => ({
+    path: i.path,
+    message: `${what}.${formatPath(i.path)}: ${i.msg}`,
+  }));
   for (const key of Object.keys(settings)) {
     if (!Object.hasOwn(fields, key))
-      problems.push(`${what}.${key}: not a setting of ${what}; known: ${Object.keys(fields).join(', ')}`);
+      problems.push({
+        path: [key],
+        message: `${what}.${key}: not a setting of ${what}; known: ${Object.keys(fields).join(', ')}`,
+      });
   }
-  if (problems.length > 0)
-    throw new UsageError(
-      `${flag}: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the ${what}; nothing was sent`,
-      { details: problems },
-    );
+  if (problems.length === 0) return;
+  if (configFile !== undefined && !configFile.trim().startsWith('{'))
+    annotateConfigProblems(ctx.io, configFile, problems);
+  throw new UsageError(
+    `--config: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the ${what}; nothing was sent`,
+    { details: problems.map((p) => p.message) },
+  );
 }
 
 /** Drops the flags that were not given, so that they do not override the config. */
@@ -91,6 +112,7 @@ async function submit(
   model: ModelRef,
   request: RequestOptions,
   options: CreateRlOptions | CreateSftOptions,
+  argv: readonly string[],
 ): Promise<void> {
   const { io } = ctx;
   if (options.dryRun) {
@@ -107,15 +129,22 @@ async function submit(
   readJobRecord(record);
   // The only 404 a create can meet is for its model: one named here may be stale.
   const job = await withModel(ctx, model, () => training.send<JobResponse>(request));
+  // The contract's whole answer is {id}: without one there is no job to remember or follow.
+  if (!isObject(job) || typeof job.id !== 'string' || !job.id)
+    throw new CliError(
+      'the server answered the create without a job id: the job may exist, unnamed; nothing was remembered',
+    );
+  const entry: RememberedJob = {
+    id: job.id,
+    kind,
+    model_id: model.id,
+    model: model.entry ? `${model.entry.entity}/${model.entry.project}/${model.entry.name}` : model.id,
+    base_url: ctx.serviceUrl('training'),
+    // ISO 8601 whatever form the server's time has (and the local clock's when it gives none).
+    created_at: isoTime(job.created_at) ?? new Date().toISOString(),
+  };
   try {
-    await rememberJob(record, {
-      id: job.id,
-      kind,
-      model_id: model.id,
-      model: model.entry ? `${model.entry.entity}/${model.entry.project}/${model.entry.name}` : model.id,
-      base_url: ctx.serviceUrl('training'),
-      created_at: job.created_at ?? new Date().toISOString(),
-    });
+    await rememberJob(record, entry);
   } catch (error) {
     io.warn(`the job was created, but could not be remembered (${(error as Error).message}); use its id`);
   }
@@ -125,9 +154,16 @@ async function submit(
     io.info(
       `Created ${kind.toUpperCase()} job for ${model.label}; following it (Ctrl-C stops watching, not the job)`,
     );
-    return watchJob(ctx, job.id, { intervalSeconds: options.interval });
+    return watchJob(
+      ctx,
+      { id: job.id, entry },
+      { intervalSeconds: options.interval, stall: options.stall, argv },
+    );
   }
-  if (ctx.json) return io.json(job);
+  // A later step of the workflow waits for it, or reads it, by these.
+  githubActions(ctx)?.setOutputs({ 'job-id': job.id, 'model-id': model.id });
+  // Its events are not read: a job just created has none yet, so it is queued (as for jobs get).
+  if (ctx.json) return io.json(jobJson(job.id, aboutEntry(entry), JUST_CREATED));
   if (io.quiet) return io.out(job.id);
   printFields(io, [
     ['id', job.id],
@@ -137,7 +173,18 @@ async function submit(
   io.info(`Follow it with: ${ctx.commandLine(['jobs', 'wait', job.id])}`);
 }
 
-export async function runCreateRl(ctx: Context, options: CreateRlOptions): Promise<void> {
+/** --stall without --wait: refused before anything is read or sent. */
+function checkWaitFlags(options: CreateRlOptions | CreateSftOptions): void {
+  if (options.stall !== undefined && !options.wait)
+    throw new UsageError('--stall is for waiting: give --wait with it');
+}
+
+export async function runCreateRl(
+  ctx: Context,
+  options: CreateRlOptions,
+  argv: readonly string[] = [],
+): Promise<void> {
+  checkWaitFlags(options);
   const model = resolveModelArg(ctx, options.model);
   const fromFile = options.config === undefined ? {} : loadJsonObject(options.config, '--config');
   const experimental = {
@@ -151,11 +198,11 @@ export async function runCreateRl(ctx: Context, options: CreateRlOptions): Promi
       allow_training_without_logprobs: options.allowTrainingWithoutLogprobs,
     }),
   };
-  checkSettings(experimental, EXPERIMENTAL_FIELDS, 'experimental_config', '--config');
+  checkSettings(ctx, experimental, EXPERIMENTAL_FIELDS, 'experimental_config', options.config);
   const { groups } = await readTrajectoryGroups(ctx, options.file);
   const body: CreateRlJob = { model_id: model.id, trajectory_groups: groups };
   if (Object.keys(experimental).length > 0) body.experimental_config = experimental;
-  await submit(ctx, 'rl', model, rlJobRequest(body), options);
+  await submit(ctx, 'rl', model, rlJobRequest(body), options, argv);
 }
 
 /** A local copy of SFT data, checked: every problem on stderr, then a usage error (nothing sent). */
@@ -168,7 +215,12 @@ async function requireValidSftFile(ctx: Context, path: string): Promise<void> {
   );
 }
 
-export async function runCreateSft(ctx: Context, options: CreateSftOptions): Promise<void> {
+export async function runCreateSft(
+  ctx: Context,
+  options: CreateSftOptions,
+  argv: readonly string[] = [],
+): Promise<void> {
+  checkWaitFlags(options);
   const model = resolveModelArg(ctx, options.model);
   const config = {
     ...(options.config === undefined ? {} : loadJsonObject(options.config, '--config')),
@@ -178,7 +230,7 @@ export async function runCreateSft(ctx: Context, options: CreateSftOptions): Pro
       assistant_turns: options.assistantTurns,
     }),
   };
-  checkSettings(config, SFT_CONFIG_FIELDS, 'config', '--config');
+  checkSettings(ctx, config, SFT_CONFIG_FIELDS, 'config', options.config);
   const experimental =
     options.experimentalConfig === undefined
       ? undefined
@@ -194,5 +246,5 @@ export async function runCreateSft(ctx: Context, options: CreateSftOptions): Pro
   const body: CreateSftJob = { model_id: model.id, training_data_url: dataUrl };
   if (Object.keys(config).length > 0) body.config = config;
   if (experimental) body.experimental_config = experimental;
-  await submit(ctx, 'sft', model, sftJobRequest(body), options);
+  await submit(ctx, 'sft', model, sftJobRequest(body), options, argv);
 }

@@ -6,6 +6,7 @@ import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { parseInterval, parseNumber, parseNumberList } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { givenWords, parseStall, STALL_FLAG, STALL_HELP } from './flags.js';
 
 const MODEL = 'model id, or a name created from this machine';
 
@@ -14,8 +15,12 @@ function waitOptions<Args extends unknown[], Opts extends OptionValues, Globals 
   command: Command<Args, Opts, Globals>,
 ) {
   return command
-    .option('--wait', 'follow the job to its end (exit 0 succeeded, 5 failed, 7 --timeout reached)')
+    .option(
+      '--wait',
+      'follow the job to its end (exit 0 succeeded, 5 failed, 7 --timeout reached, 8 stalled)',
+    )
     .option('--interval <seconds>', 'seconds between polls while waiting (default 1)', parseInterval)
+    .option(STALL_FLAG, `with --wait: ${STALL_HELP}`, parseStall)
     .option(
       '--dry-run',
       'print the exact request (method, URL, headers with the key masked, body) and send nothing',
@@ -101,12 +106,12 @@ export function registerCreate(jobs: Parent, ctx: Context): void {
       'aip jobs create sft --model agent-001 --data-url wandb-artifact:///team/proj/data:v0',
     ],
   );
-  defineRl(create).action(async (options) => {
+  defineRl(create).action(async (options, command) => {
     const { runCreateRl } = await import('./create.run.js');
-    await runCreateRl(ctx, options);
+    await runCreateRl(ctx, options, givenWords(command));
   });
-  defineSft(create).action(async (options) => {
+  defineSft(create).action(async (options, command) => {
     const { runCreateSft } = await import('./create.run.js');
-    await runCreateSft(ctx, options);
+    await runCreateSft(ctx, options, givenWords(command));
   });
 }

@@ -12,7 +12,7 @@ function define(jobs: Parent) {
       'the job and its state derived from its events (queued, running k/n, succeeded, failed), with the latest metrics',
     )
     .argument('<job>', JOB);
-  return examples(get, ['aip jobs get 3f0c', 'aip jobs get 3f0c2a1e-… --json | jq .status']);
+  return examples(get, ['aip jobs get 3f0c', 'aip jobs get 3f0c2a1e-… --json | jq .state']);
 }
 
 export function registerGet(jobs: Parent, ctx: Context): void {
