@@ -10,6 +10,7 @@ import { nodeTransport, type Transport } from '../../src/api/transport.js';
 import { compileJq } from '../../src/output/jq.js';
 import { words } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { finishedJob } from '../helpers/jobs.js';
 
 const t = useEmulator({ runOptions: { sleepCap: 5 } });
 const { emu, run } = t;
@@ -20,21 +21,6 @@ function groupsFile(): string {
   const file = join(t.dir, 'groups.jsonl');
   writeFileSync(file, '{"trajectories": [{"reward": 1}, {"reward": 0}]}\n');
   return file;
-}
-
-/** A model named agent, and with `steps` a job on it run to its end (told by the emulator); its id. */
-async function finishedJob(steps = 2): Promise<string> {
-  await run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct -q');
-  await emu.control('POST', '/job-plans', { steps });
-  const id = (await run(words`jobs create rl --model agent --file ${groupsFile()} -q`)).stdout.trim();
-  for (let i = 0; i < 500; i++) {
-    const { jobs } = (await emu.control('GET', '/state')).body as {
-      jobs: Array<{ id: string; status: string }>;
-    };
-    if (jobs.find((j) => j.id === id)?.status === 'succeeded') return id;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`job ${id} did not end`);
 }
 
 describe('the engine', () => {
@@ -102,7 +88,7 @@ describe('--jq on each command', () => {
   });
 
   it('checkpoints list --all: every page, then the filter over the one array', async () => {
-    await finishedJob(5);
+    await finishedJob(t, 5);
     await emu.control('DELETE', '/requests');
     const r = await run([
       'checkpoints',
@@ -121,7 +107,7 @@ describe('--jq on each command', () => {
   });
 
   it('events --all: select over every page', async () => {
-    const id = await finishedJob(3);
+    const id = await finishedJob(t, 3);
     const r = await run([
       'events',
       id,
@@ -136,7 +122,7 @@ describe('--jq on each command', () => {
   });
 
   it('jobs list and jobs get', async () => {
-    const id = await finishedJob(1);
+    const id = await finishedJob(t, 1);
     expect((await run(['jobs', 'list', '--jq', '.[].id'])).stdout).toBe(`${id}\n`);
     const got = await run(['jobs', 'get', id, '--jq', '{id, state}']);
     expect(got.code).toBe(0);

@@ -1,11 +1,9 @@
 // --jsonl on every command that lists: the list one item per line (what --json prints as one array),
 // anything else as one line; with --jq, jq runs on each item. --json with --jsonl is a usage error.
 
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { words } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { finishedJob } from '../helpers/jobs.js';
 
 const t = useEmulator({ runOptions: { sleepCap: 5 } });
 const { emu, run } = t;
@@ -32,23 +30,6 @@ async function sameItems(command: string[]): Promise<unknown[]> {
   return items;
 }
 
-/** A model named agent with a job of `steps` steps run to its end (told by the emulator); the job's id. */
-async function finishedJob(steps: number): Promise<string> {
-  await run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct -q');
-  await emu.control('POST', '/job-plans', { steps });
-  const file = join(t.dir, 'groups.jsonl');
-  writeFileSync(file, '{"trajectories": [{"reward": 1}, {"reward": 0}]}\n');
-  const id = (await run(words`jobs create rl --model agent --file ${file} -q`)).stdout.trim();
-  for (let i = 0; i < 500; i++) {
-    const { jobs } = (await emu.control('GET', '/state')).body as {
-      jobs: Array<{ id: string; status: string }>;
-    };
-    if (jobs.find((j) => j.id === id)?.status === 'succeeded') return id;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`job ${id} did not end`);
-}
-
 describe('--jsonl on each command that lists', () => {
   it('models list', async () => {
     await sameItems(['models', 'list']);
@@ -59,24 +40,24 @@ describe('--jsonl on each command that lists', () => {
   });
 
   it('checkpoints list: a page, and --all over several pages', async () => {
-    await finishedJob(4);
+    await finishedJob(t, 4);
     expect(await sameItems(['checkpoints', 'list', 'agent', '--limit', '2'])).toHaveLength(2);
     expect(await sameItems(['checkpoints', 'list', 'agent', '--all', '--limit', '2'])).toHaveLength(5);
   });
 
   it('jobs list', async () => {
-    const id = await finishedJob(1);
+    const id = await finishedJob(t, 1);
     expect(await sameItems(['jobs', 'list'])).toEqual([expect.objectContaining({ id })]);
   });
 
   it('events: a page, and --all over several pages', async () => {
-    const id = await finishedJob(3);
+    const id = await finishedJob(t, 3);
     expect(await sameItems(['events', id, '--limit', '2'])).toHaveLength(2);
     expect(await sameItems(['events', id, '--all', '--limit', '2'])).toHaveLength(5);
   });
 
   it('events --follow: one event per line, to the end', async () => {
-    const id = await finishedJob(2);
+    const id = await finishedJob(t, 2);
     const r = await run(['events', id, '--follow', '--jsonl', '--interval', '0.01']);
     expect(r.code).toBe(0);
     expect((jsonLines(r.stdout) as Array<{ type: string }>).map((e) => e.type)).toEqual([
@@ -132,13 +113,13 @@ describe('--jsonl with --jq: jq runs on each item', () => {
   });
 
   it('events --follow: filtered as each event arrives', async () => {
-    const id = await finishedJob(2);
+    const id = await finishedJob(t, 2);
     const r = await run(['events', id, '--follow', '--jsonl', '--jq', '.type', '--interval', '0.01']);
     expect(r.stdout).toBe('training_started\ngradient_step\ngradient_step\ntraining_ended\n');
   });
 
   it('events --follow --jq without --jsonl: the filter runs on each event too (a follow has no end to wait for)', async () => {
-    const id = await finishedJob(2);
+    const id = await finishedJob(t, 2);
     const r = await run(['events', id, '--follow', '--jq', '.type', '--interval', '0.01']);
     expect(r.stdout).toBe('training_started\ngradient_step\ngradient_step\ntraining_ended\n');
   });

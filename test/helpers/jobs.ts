@@ -1,0 +1,27 @@
+// Jobs run to their end on a test's emulator, for the tests that read what a finished job shows.
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { words } from './cli.js';
+import type { EmulatorFixture } from './emulator.js';
+
+/**
+ * A model named agent (a second create in the same test fails, unread) and, on it, an RL job of `steps` steps that the
+ * emulator has run to its end: the job's id.
+ */
+export async function finishedJob(t: EmulatorFixture, steps = 2): Promise<string> {
+  const { emu, run } = t;
+  await run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct -q');
+  await emu.control('POST', '/job-plans', { steps });
+  const file = join(t.dir, 'groups.jsonl');
+  writeFileSync(file, '{"trajectories": [{"reward": 1}, {"reward": 0}]}\n');
+  const id = (await run(words`jobs create rl --model agent --file ${file} -q`)).stdout.trim();
+  for (let i = 0; i < 500; i++) {
+    const { jobs } = (await emu.control('GET', '/state')).body as {
+      jobs: Array<{ id: string; status: string }>;
+    };
+    if (jobs.find((j) => j.id === id)?.status === 'succeeded') return id;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`job ${id} did not end`);
+}
