@@ -27,6 +27,8 @@ const traceSpans = Number(args[args.indexOf('--spans') + 1]) || 200_000;
 const largeTraceSpans = Number(args[args.indexOf('--large-spans') + 1]) || 1_000_000;
 const validateMb = Number(args[args.indexOf('--validate-mb') + 1]) || 500;
 const WARMUP = 3;
+/** Traces are measured over 5 runs each: a send takes seconds, and 3 left the median at one run's mercy. */
+const TRACE_RUNS = 5;
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -47,6 +49,11 @@ function timeGroup(commands, env) {
     });
   }
   return samples.map(median);
+}
+
+/** `node -e` source that GETs `url` with node:http and writes the body to stdout. */
+function httpGetOneLiner(url, headers = {}) {
+  return `require('http').get(${JSON.stringify(url)}, { headers: ${JSON.stringify(headers)} }, (r) => { r.setEncoding('utf8'); let t = ''; r.on('data', (c) => (t += c)); r.on('end', () => process.stdout.write(t)); })`;
 }
 
 /** A detached emulator on a free port (its record kept in the bench's own config dir). */
@@ -118,24 +125,32 @@ try {
       AIP_TRACE_URL: `${origin}/trace`,
     };
     const fetchOne = `fetch(${JSON.stringify(`${origin}/training/v1/health`)}).then(r => r.text()).then(t => process.stdout.write(t))`;
-    const [raw, health] = timeGroup(
+    // Two yardsticks: fetch (what the bench used first; its first call loads undici, ~45 ms) and
+    // http.get, the stricter one (issue 18): one GET with nothing loaded that the GET does not need.
+    const getOne = httpGetOneLiner(`${origin}/training/v1/health`);
+    const [raw, rawGet, health] = timeGroup(
       [
         [node, '-e', fetchOne],
+        [node, '-e', getOne],
         [node, bin, 'health', '--json'],
       ],
       { ...env, ...urls },
     );
     addRow('aip health --json', label, health, 'node fetch one-liner', raw, 1.5);
+    addRow('aip health --json', label, health, 'node http.get one-liner', rawGet, 1.5);
     const key = 'aip-emulator-local-key';
     const fetchModels = `fetch(${JSON.stringify(`${origin}/inference/v1/models`)}, { headers: { authorization: 'Bearer ${key}' } }).then(r => r.text()).then(t => process.stdout.write(t))`;
-    const [rawModels, models] = timeGroup(
+    const getModels = httpGetOneLiner(`${origin}/inference/v1/models`, { authorization: `Bearer ${key}` });
+    const [rawModels, rawGetModels, models] = timeGroup(
       [
         [node, '-e', fetchModels],
+        [node, '-e', getModels],
         [node, bin, 'models', 'list', '--json'],
       ],
       { ...env, ...urls, AIP_API_KEY: key },
     );
     addRow('aip models list --json', label, models, 'node fetch one-liner', rawModels, 2.0);
+    addRow('aip models list --json', label, models, 'node http.get one-liner', rawGetModels, 1.5);
   }
   // --jq (bench/jq.mjs): filtering 100 jobs, and what loading the jq engine adds to a command.
   const jqEnv = await jobsFixture({
@@ -179,7 +194,12 @@ try {
   );
   // What every long-running workload needs: the built CLI, the emulator and a scratch directory.
   const workload = { node, root, bin, origin, key: 'aip-emulator-local-key', env: withoutCa, dir: configDir };
-  traces = await measureTraces({ ...workload, spans: traceSpans, largeSpans: largeTraceSpans, runs: 3 });
+  traces = await measureTraces({
+    ...workload,
+    spans: traceSpans,
+    largeSpans: largeTraceSpans,
+    runs: TRACE_RUNS,
+  });
   events = await measureEvents(workload);
   validation = await measureValidate({ node, root, bin, env: withoutCa, dir: configDir, mb: validateMb });
   emulator = await measureEmulator({ node, bin, env: withoutCa, dir: configDir });
@@ -247,7 +267,7 @@ for (const row of table)
       .trimEnd(),
   );
 console.log(
-  `\n${runs} runs per case after ${WARMUP} warm-up runs (3 for traces); node ${process.version}; medians.`,
+  `\n${runs} runs per case after ${WARMUP} warm-up runs (${TRACE_RUNS} runs for traces); node ${process.version}; medians.`,
 );
 const rate = (seconds) => `${Math.round(traceSpans / seconds).toLocaleString('en-US')} spans/s`;
 const memory = {
