@@ -8,7 +8,7 @@
 //   node bench/run.mjs [--runs N] [--spans N] [--large-spans N] [--validate-mb N] [--check]
 
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -242,6 +242,8 @@ try {
   addRow(sent, where, traces.aipSeconds * 1000, '100,000 spans/s', (traceSpans / 100_000) * 1000, 1.0);
 } finally {
   stop();
+  // The bench's config directory (its emulator record, the jobs fixture) goes with it.
+  rmSync(configDir, { recursive: true, force: true });
 }
 
 const header = ['case', 'environment', 'median ms', 'baseline', 'baseline ms', 'ratio', 'target', 'met'];
