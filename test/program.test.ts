@@ -15,10 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Argument, Command, Option } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Context } from '../src/context.js';
-import { buildProgram } from '../src/program.js';
-import { runCli } from './helpers/cli.js';
-import { fakeIO } from './helpers/io.js';
+import { commandTree, runCli } from './helpers/cli.js';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -55,19 +52,7 @@ function env(): Record<string, string> {
 const run = (argv: string[]) => runCli(argv, { env: env() });
 
 function tree(): Command {
-  const { io } = fakeIO();
-  return buildProgram(
-    new Context({
-      env: {},
-      io,
-      transport: async () => {
-        throw new Error('unused');
-      },
-      sleep: async () => undefined,
-      random: Math.random,
-      signals: process,
-    }),
-  );
+  return commandTree();
 }
 
 /** Every command under the root, with its path of names. */

@@ -7,12 +7,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commandPath } from '../../src/ci/failure.js';
 import { githubActions } from '../../src/ci/github.js';
-import { Context } from '../../src/context.js';
 import { main } from '../../src/main.js';
 import { rememberSecret } from '../../src/output/secrets.js';
-import { buildProgram } from '../../src/program.js';
 import { checkSftFile } from '../../src/validate/sft.js';
-import { words } from '../helpers/cli.js';
+import { commandTree, words } from '../helpers/cli.js';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.js';
 import { fakeIO } from '../helpers/io.js';
 import { checkGroups } from '../validate/helpers.js';
@@ -486,7 +484,7 @@ describe('GitHubActions: the API commands call', () => {
 
 describe('commandPath', () => {
   it('names the command the words reach, passing over the values of options', () => {
-    const program = buildProgram(new Context({} as never));
+    const program = commandTree();
     expect(commandPath(program, words('--profile jobs models list --json'))).toBe('aip models list');
     expect(commandPath(program, words('jobs create rl --model models --file f'))).toBe('aip jobs create rl');
     expect(commandPath(program, words('--profile=jobs traces exec -- aip jobs list'))).toBe(

@@ -3,8 +3,11 @@ import { EventEmitter } from 'node:events';
 // environment is not inherited: nothing from the developer's shell (a WANDB_API_KEY, say) leaks in.
 // `sleep` is recorded instead of waited, so retry delays are asserted without slowing the suite.
 
+import type { Command } from 'commander';
 import type { Transport } from '../../src/api/transport.js';
+import { Context } from '../../src/context.js';
 import { main } from '../../src/main.js';
+import { buildProgram } from '../../src/program.js';
 import { type FakeIOOptions, fakeIO } from './io.js';
 import { tempDir } from './temp.js';
 
@@ -107,4 +110,20 @@ export async function runCli(argv: string[] | string, options: RunOptions = {}):
     signals: options.signals ?? new EventEmitter(),
   });
   return { code, stdout: stdout.text, stderr: stderr.text, sleeps };
+}
+
+/** The command tree as main() builds it, for tests that walk it: nothing runs, nothing is sent. */
+export function commandTree(): Command {
+  return buildProgram(
+    new Context({
+      env: {},
+      io: fakeIO().io,
+      transport: async () => {
+        throw new Error('the command tree sends nothing');
+      },
+      sleep: async () => undefined,
+      random: Math.random,
+      signals: process,
+    }),
+  );
 }

@@ -27,12 +27,17 @@ export function aipEnv(extra: Record<string, string> = {}): Record<string, strin
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: extra.HOME ?? '/nonexistent', ...run, ...extra };
 }
 
+/** Runs aip to its end; `user` runs it as another user (root's tests of what a user is refused). */
 export function runAip(
   args: string[],
-  options: { env?: Record<string, string>; stdin?: string } = {},
+  options: { env?: Record<string, string>; stdin?: string; user?: { uid: number; gid: number } } = {},
 ): Promise<Spawned> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: aipEnv(options.env), stdio: 'pipe' });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: aipEnv(options.env),
+      stdio: 'pipe',
+      ...options.user,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {

@@ -28,7 +28,7 @@ import { type OtlpJsonEvent, OtlpJsonSplitter } from '../../src/traces/read/json
 import { type DocumentEvent, readDocuments } from '../../src/validate/documents.js';
 import { words } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
-import { aipEnv, BIN } from '../helpers/spawn.js';
+import { aipEnv, BIN, runAip, type Spawned } from '../helpers/spawn.js';
 import { randomPieces } from '../validate/helpers.js';
 
 const MiB = 1024 * 1024;
@@ -454,7 +454,7 @@ describe('the commands that send: a line over the limit, exit 2, and nothing is 
     lines[25_000] = otlpLine([spanJson(3, { traceId: 'zz' })]);
     const f = file(lines);
     expect(statSync(f).size).toBeGreaterThan(4 * MiB);
-    const r = await spawnAip(['traces', 'send', f, '--workers', '2'], { ...env, ...LIMIT });
+    const r = await runAip(['traces', 'send', f, '--workers', '2'], { env: { ...env, ...LIMIT } });
     expect(r.stderr).toBe(
       [
         `${f}:20001: resourceSpans[0].scopeSpans[0].spans[0]: ${SPAN_OVER}`,
@@ -467,31 +467,6 @@ describe('the commands that send: a line over the limit, exit 2, and nothing is 
     expect(await emu.requests({ method: 'POST' })).toEqual([]);
   });
 });
-
-interface Spawned {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The built aip as a process, with node flags (NODE_OPTIONS) in `extra` when given. */
-function spawnAip(args: string[], extra: Record<string, string>): Promise<Spawned> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: aipEnv(extra), stdio: 'pipe' });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end();
-  });
-}
 
 describe('memory: a line over the limit is never held (a 64 MiB line, a 1 MiB limit, a 32 MB heap)', () => {
   // V8's heap capped far below the line: a reader that held the line (as text, or parsed) would die
@@ -506,7 +481,7 @@ describe('memory: a line over the limit is never held (a 64 MiB line, a 1 MiB li
       LINE,
       `"}],"reward":1}]}\n${group('fine', 'high')}\n`,
     ]);
-    const r = await spawnAip(['jobs', 'validate', 'rl', f], small);
+    const r = await runAip(['jobs', 'validate', 'rl', f], { env: small });
     expect(r.signal).toBeNull();
     expect(r.stdout).toBe(
       `${f}:2: ${OVER_1M}\n${f}:3: trajectories[0].reward: Input should be a valid number, not the string "high"\n`,
@@ -520,7 +495,7 @@ describe('memory: a line over the limit is never held (a 64 MiB line, a 1 MiB li
       LINE,
       `"},{"role":"assistant","content":"ok"}]}\n${example('x', 'robot')}\n`,
     ]);
-    const r = await spawnAip(['jobs', 'validate', 'sft', f], small);
+    const r = await runAip(['jobs', 'validate', 'sft', f], { env: small });
     expect(r.signal).toBeNull();
     expect(r.stdout.split('\n')[0]).toBe(`${f}:2: ${OVER_1M}`);
     expect(r.stdout.split('\n')[1]).toMatch(new RegExp(`^${f}:3: messages\\[0\\]`));
@@ -539,7 +514,7 @@ describe('memory: a line over the limit is never held (a 64 MiB line, a 1 MiB li
       LINE,
       `\n${otlpLine([spanJson(3, { traceId: 'zz' })])}\n`,
     ]);
-    const r = await spawnAip(['traces', 'send', '--dry-run', '--project', 'local/demo', path], small);
+    const r = await runAip(['traces', 'send', '--dry-run', '--project', 'local/demo', path], { env: small });
     expect(r.signal).toBeNull();
     expect(r.stderr).toBe(
       [
@@ -565,7 +540,7 @@ describe('memory: a line over the limit is never held (a 64 MiB line, a 1 MiB li
       ],
       'json',
     );
-    const r = await spawnAip(['traces', 'send', '--dry-run', '--project', 'local/demo', f], small);
+    const r = await runAip(['traces', 'send', '--dry-run', '--project', 'local/demo', f], { env: small });
     expect(r.signal).toBeNull();
     expect(r.stderr).toBe(
       [

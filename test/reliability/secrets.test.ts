@@ -7,13 +7,10 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Context } from '../../src/context.js';
 import { forgetSecrets } from '../../src/output/secrets.js';
-import { buildProgram } from '../../src/program.js';
 import { EMULATOR_DEFAULT_KEY } from '../../src/settings/local-platform.js';
-import { runCli, tempConfigDir, words } from '../helpers/cli.js';
+import { commandTree, runCli, tempConfigDir, words } from '../helpers/cli.js';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.js';
-import { fakeIO } from '../helpers/io.js';
 
 // One config directory and one emulator state for the whole file.
 const t = useEmulator({ fresh: 'file' });
@@ -128,19 +125,7 @@ const MODES: Array<{ name: string; flags: string[]; fail?: boolean }> = [
 ];
 
 function leafCommands(): string[] {
-  const { io } = fakeIO();
-  const program = buildProgram(
-    new Context({
-      env: {},
-      io,
-      transport: async () => {
-        throw new Error('unused');
-      },
-      sleep: async () => undefined,
-      random: Math.random,
-      signals: process,
-    }),
-  );
+  const program = commandTree();
   const names: string[] = [];
   const walk = (command: typeof program, prefix: string[]) => {
     for (const sub of command.commands) {

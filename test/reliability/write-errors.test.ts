@@ -34,7 +34,7 @@ import { runCli } from '../helpers/cli.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { freePort } from '../helpers/ports.js';
 import { hasScript } from '../helpers/pty.js';
-import { aipEnv, BIN, type Spawned } from '../helpers/spawn.js';
+import { aipEnv, BIN, runAip, type Spawned } from '../helpers/spawn.js';
 
 type Kind = 'ENOSPC' | 'EDQUOT' | 'EROFS' | 'EACCES';
 const KINDS: Kind[] = ['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES'];
@@ -222,30 +222,6 @@ function place(kind: Kind): Place | string {
   }
 }
 
-function spawnAip(
-  args: string[],
-  options: { env?: Record<string, string>; stdin?: string; user?: Place['user'] },
-): Promise<Spawned> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: aipEnv(options.env),
-      stdio: 'pipe',
-      ...options.user,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
-  });
-}
-
 /** The REPL on a pseudo-terminal (util-linux script), as `user`: types `lines`, then Ctrl-D. */
 function repl(
   args: string[],
@@ -358,7 +334,7 @@ const CASES: Case[] = [
     command: 'config set',
     prepare: (d) => writeFileSync(join(d, 'config.json'), CONFIG, { mode: 0o600 }),
     run: async (d, p) => ({
-      r: await spawnAip(['config', 'set', 'project', 'team/new'], {
+      r: await runAip(['config', 'set', 'project', 'team/new'], {
         env: { AIP_CONFIG_DIR: d },
         user: p.user,
       }),
@@ -369,7 +345,7 @@ const CASES: Case[] = [
     command: 'config unset',
     prepare: (d) => writeFileSync(join(d, 'config.json'), CONFIG, { mode: 0o600 }),
     run: async (d, p) => ({
-      r: await spawnAip(['config', 'unset', 'project'], { env: { AIP_CONFIG_DIR: d }, user: p.user }),
+      r: await runAip(['config', 'unset', 'project'], { env: { AIP_CONFIG_DIR: d }, user: p.user }),
     }),
     expect: (k, d) => ({ code: 2, line: line(join(d, 'config.json'), k) }),
   },
@@ -377,7 +353,7 @@ const CASES: Case[] = [
     command: 'auth login',
     prepare: (d) => writeFileSync(join(d, 'config.json'), CONFIG, { mode: 0o600 }),
     run: async (d, p) => ({
-      r: await spawnAip(['auth', 'login', '--with-key'], {
+      r: await runAip(['auth', 'login', '--with-key'], {
         env: { ...emu.env, AIP_API_KEY: '', AIP_CONFIG_DIR: d },
         stdin: emu.key,
         user: p.user,
@@ -389,7 +365,7 @@ const CASES: Case[] = [
     command: 'auth logout',
     prepare: (d) => writeFileSync(join(d, 'config.json'), CONFIG, { mode: 0o600 }),
     run: async (d, p) => ({
-      r: await spawnAip(['auth', 'logout'], { env: { AIP_CONFIG_DIR: d }, user: p.user }),
+      r: await runAip(['auth', 'logout'], { env: { AIP_CONFIG_DIR: d }, user: p.user }),
     }),
     expect: (k, d) => ({ code: 2, line: line(join(d, 'config.json'), k) }),
   },
@@ -397,7 +373,7 @@ const CASES: Case[] = [
     command: 'models create (models.json)',
     prepare: (d) => writeFileSync(join(d, 'models.json'), '{"models": []}\n'),
     run: async (d, p) => ({
-      r: await spawnAip(
+      r: await runAip(
         [
           'models',
           'create',
@@ -429,7 +405,7 @@ const CASES: Case[] = [
       expect(r.code, r.stderr).toBe(0);
     },
     run: async (d, p, kind) => ({
-      r: await spawnAip(['models', 'delete', `doomed-${kind}`, '--yes'], {
+      r: await runAip(['models', 'delete', `doomed-${kind}`, '--yes'], {
         env: { ...emu.env, AIP_CONFIG_DIR: d, AIP_PROJECT: 'local/demo' },
         user: p.user,
       }),
@@ -448,7 +424,7 @@ const CASES: Case[] = [
     command: 'jobs create (jobs.json)',
     prepare: (d) => writeFileSync(join(d, 'jobs.json'), '{"jobs": []}\n'),
     run: async (d, p) => ({
-      r: await spawnAip(['jobs', 'create', 'rl', '--model', modelId, '--file', groups, '-q'], {
+      r: await runAip(['jobs', 'create', 'rl', '--model', modelId, '--file', groups, '-q'], {
         env: { ...emu.env, AIP_CONFIG_DIR: d, AIP_PROJECT: 'local/demo' },
         user: p.user,
       }),
@@ -463,7 +439,7 @@ const CASES: Case[] = [
     command: 'chat --continue',
     prepare: (d) => writeFileSync(join(d, 'notes.jsonl'), transcript('one', 'two'), { mode: 0o600 }),
     run: async (d, p) => ({
-      r: await spawnAip(['chat', '-m', MODEL, '--continue', join(d, 'notes.jsonl'), 'three'], {
+      r: await runAip(['chat', '-m', MODEL, '--continue', join(d, 'notes.jsonl'), 'three'], {
         env: { ...emu.env, AIP_CONFIG_DIR: d },
         user: p.user,
       }),
@@ -487,7 +463,7 @@ const CASES: Case[] = [
     roomy: true,
     prepare: (d) => writeFileSync(join(d, 'spans.jsonl'), 'the old spans\n'),
     run: async (d, p) => ({
-      r: await spawnAip(['traces', 'generate', '--spans', '5000', '-o', join(d, 'spans.jsonl')], {
+      r: await runAip(['traces', 'generate', '--spans', '5000', '-o', join(d, 'spans.jsonl')], {
         env: { AIP_CONFIG_DIR: d },
         user: p.user,
       }),
@@ -500,7 +476,7 @@ const CASES: Case[] = [
     prepare: (d) => writeFileSync(join(d, 'emulator.log'), ''),
     run: async (d, p) => {
       const port = await freePort();
-      const r = await spawnAip(['emulator', '--detach', '--ephemeral', '--port', String(port)], {
+      const r = await runAip(['emulator', '--detach', '--ephemeral', '--port', String(port)], {
         env: { AIP_CONFIG_DIR: d },
         user: p.user,
       });
@@ -636,7 +612,7 @@ describe.each(KINDS)('%s', (kind) => {
     it(what, { timeout: 90_000 }, async (ctx) => {
       if (typeof p === 'string') return ctx.skip(`${kind} cannot be made here: ${p}`);
       const sent = (await emu.requests({ method: 'POST' })).length;
-      const r = await spawnAip(['traces', 'send', ...args, spans], {
+      const r = await runAip(['traces', 'send', ...args, spans], {
         env: { ...emu.env, AIP_CONFIG_DIR: join(root, 'nowhere'), AIP_PROJECT: 'local/demo', TMPDIR: tmp },
         user: p.user,
       });
@@ -654,7 +630,7 @@ describe.each(KINDS)('%s', (kind) => {
 
 describe('without mounting anything', () => {
   it('traces generate -o /dev/full: ENOSPC on every write, one line, exit 2', async () => {
-    const r = await spawnAip(['traces', 'generate', '--spans', '100', '-o', '/dev/full'], {
+    const r = await runAip(['traces', 'generate', '--spans', '100', '-o', '/dev/full'], {
       env: { AIP_CONFIG_DIR: join(root, 'nowhere') },
     });
     expect(r.code).toBe(2);

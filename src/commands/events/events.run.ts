@@ -6,7 +6,7 @@
 import { allItems } from '../../api/pagination.js';
 import type { JobEvent } from '../../api/types.js';
 import { type Context, DEFAULT_TIMEOUT_SECONDS } from '../../context.js';
-import { InterruptedError, UsageError, WaitTimeoutError } from '../../errors/errors.js';
+import { InterruptedError, WaitTimeoutError } from '../../errors/errors.js';
 import { followEvents } from '../../jobs/follow.js';
 import { resolveJobRef, withJob } from '../../jobs/resolve.js';
 import { stepSummary } from '../../jobs/state.js';
@@ -132,8 +132,6 @@ async function follow(ctx: Context, id: string, ref: string, options: EventsOpti
 }
 
 export async function runEvents(ctx: Context, ref: string, options: EventsOptions): Promise<void> {
-  if (ctx.globals.jsonl && ctx.globals.json)
-    throw new UsageError('give --json (one array) or --jsonl (one event per line), not both');
   const job = resolveJobRef(ctx, ref);
   await withJob(ctx, job, () =>
     options.follow ? follow(ctx, job.id, ref, options) : list(ctx, job.id, ref, options),
@@ -164,11 +162,11 @@ async function list(ctx: Context, id: string, ref: string, options: EventsOption
     return ctx.json ? io.json(events) : printEvents(ctx, events);
   }
   const page = await training.listEvents(id, { after: options.after, limit: options.limit });
-  if (ctx.globals.jsonl) {
-    for (const event of page.data) io.jsonLine(event);
-    if (page.data.length === 0) io.info(NO_EVENTS);
-  } else if (ctx.json) io.json(page.data);
-  else printEvents(ctx, page.data);
+  if (ctx.json) {
+    // io.json prints the page one event per line under --jsonl, where an empty page says so on stderr.
+    io.json(page.data);
+    if (ctx.globals.jsonl && page.data.length === 0) io.info(NO_EVENTS);
+  } else printEvents(ctx, page.data);
   if (page.has_more && page.last_id)
     io.info(`More events: aip events ${ref} --after ${page.last_id} (or --all, or --follow)`);
 }
