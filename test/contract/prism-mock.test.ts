@@ -30,8 +30,12 @@ const MODEL = '3f0c2a1e-5b6d-4c7e-8f90-a1b2c3d4e5f6';
 const JOB = '7d1e9b20-4a3c-4b5d-9e6f-0a1b2c3d4e5f';
 const ARTIFACT = 'wandb-artifact:///local/demo/agent:step1';
 const BASE_MODEL = 'OpenPipe/Qwen3-14B-Instruct';
-/** The commands that poll until the job ends: bounded by aip's own --timeout (exit 7 is fine). */
-const WAITING = ['--timeout', '1'];
+/**
+ * The commands that poll until the job ends: bounded by aip's own --timeout (exit 7 is fine). It is
+ * also each request's timeout, so it leaves room for a mock slowed by a busy machine: with 1 s, a
+ * create timed out before Prism answered it, once, with four test workers on two cores.
+ */
+const WAITING = ['--timeout', '3'];
 
 interface Command {
   name: string;
