@@ -5,15 +5,42 @@
 
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
 import { seededRandom } from '../../src/lib/seeded-random.js';
 import { runCli } from '../helpers/cli.js';
+import { isCi } from '../helpers/openapi.js';
 import { freePort } from '../helpers/ports.js';
 import { TEST_SEED } from '../helpers/seed.js';
 import { runAip, startAip } from '../helpers/spawn.js';
+
+/**
+ * The durable state needs better-sqlite3, an optional dependency that npm leaves out where it can
+ * neither download its binary nor compile it. There the durable emulator cannot run: these tests are
+ * a visible skip on a developer's machine, and a failure under CI (never a silent pass), as the
+ * contract suites are without their document.
+ */
+const hasSqlite = (() => {
+  try {
+    createRequire(import.meta.url).resolve('better-sqlite3');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+if (!hasSqlite) {
+  if (isCi())
+    throw new Error(
+      'better-sqlite3 is not installed: under CI the durable emulator is tested (npm ci installs it)',
+    );
+  console.warn(
+    'durable emulator: skipped, better-sqlite3 is not installed here (npm ci installs it where it can)',
+  );
+}
+const durable = describe.skipIf(!hasSqlite);
 
 const KEY = 'aip-emulator-local-key';
 const root = mkdtempSync(join(tmpdir(), 'aip-test-durable-'));
@@ -87,7 +114,7 @@ async function snapshot(origin: string, modelId: string, jobId: string) {
   };
 }
 
-describe('a state directory', () => {
+durable('a state directory', () => {
   it('keeps every kind of state across a restart: models, checkpoints, jobs and events, logs, spans, the request record', async () => {
     const dir = stateDir();
     const first = await start(dir);
@@ -207,7 +234,7 @@ function kill9(child: ChildProcess): Promise<void> {
   });
 }
 
-describe('kill -9', () => {
+durable('kill -9', () => {
   it('at random moments of a loop of creates loses no create that was acknowledged', {
     timeout: 60_000,
   }, async () => {
@@ -296,7 +323,7 @@ describe('kill -9', () => {
   });
 });
 
-describe('aip emulator, the command', () => {
+durable('aip emulator, the command', () => {
   it('status names the state directory and what it holds; reset empties it (asking first); --demo seeds it', {
     timeout: 30_000,
   }, async () => {
