@@ -43,7 +43,8 @@ if (!hasSqlite) {
 const durable = describe.skipIf(!hasSqlite);
 
 const KEY = 'aip-emulator-local-key';
-const root = mkdtempSync(join(tmpdir(), 'aip-test-durable-'));
+// Made only when the tests run: a skipped file runs no hook that would remove it.
+const root = hasSqlite ? mkdtempSync(join(tmpdir(), 'aip-test-durable-')) : '';
 let dirs = 0;
 const stateDir = () => join(root, `state-${++dirs}`);
 const running: RunningEmulator[] = [];
