@@ -1,23 +1,28 @@
 // Spans into export requests of bounded size. Spans arrive one by one with the resource and scope
-// they belong to (a "context"); a batch holds up to `spans` spans and about `bytes` bytes of protobuf,
-// and is encoded the moment it is full, so that memory holds one batch at a time.
+// they belong to (a "context"); a batch holds up to `spans` spans and at most `bytes` bytes of protobuf
+// (a single span larger than that goes alone). Each span is written as protobuf the moment it arrives
+// (straight from its JSON where it can be: ../otlp/span-writer.ts), and the request is put together
+// around the spans' bytes when the batch is full, so that memory holds one batch at a time.
 //
 // A context can change after some of its spans were batched: OTLP/JSON writers put `schemaUrl` after
 // the spans (protobuf field order), and nothing forbids `resource` coming last either. A batch
-// remembers the version of each context it was encoded with; `finalise` re-encodes the few batches
+// remembers the version of each context it was encoded with; `reencode` encodes again the few batches
 // whose contexts changed since.
 
 import {
   decodeRequest,
   encodeRequest,
-  type PbAnyValue,
   type PbExportRequest,
-  type PbKeyValue,
   type PbResource,
   type PbResourceSpans,
   type PbScope,
   type PbSpan,
+  ResourceCodec,
+  ScopeCodec,
+  SpanCodec,
 } from '../otlp/otlp.js';
+import { ProtoWriter, varintSize } from '../otlp/proto-writer.js';
+import { writeJsonSpan } from '../otlp/span-writer.js';
 
 export interface BatchLimits {
   spans: number;
@@ -26,10 +31,18 @@ export interface BatchLimits {
 
 export const DEFAULT_LIMITS: BatchLimits = { spans: 512, bytes: 4 * 1024 * 1024 };
 
+/** Encoded once per version: a context's message, written into every batch that has its spans. */
+interface Encoded {
+  version: number;
+  bytes: Uint8Array;
+}
+
 export class ResourceContext {
   resource: PbResource = {};
   schemaUrl: string | undefined;
   version = 0;
+  /** The resource as sent (routed), encoded. */
+  encoded: Encoded | undefined;
   /** Line of its resourceSpans element, for messages. */
   constructor(readonly line: number) {}
 }
@@ -38,6 +51,7 @@ export class ScopeContext {
   scope: PbScope = {};
   schemaUrl: string | undefined;
   version = 0;
+  encoded: Encoded | undefined;
   constructor(readonly resource: ResourceContext) {}
 }
 
@@ -46,51 +60,6 @@ export interface EncodedBatch {
   spans: number;
   /** The scope contexts of its ScopeSpans, in order, and the versions they were encoded with. */
   scopes: Array<{ scope: ScopeContext; scopeVersion: number; resourceVersion: number }>;
-}
-
-function stringSize(s: string | undefined): number {
-  return s ? s.length + 2 : 0;
-}
-
-function valueSize(v: PbAnyValue | undefined, depth = 0): number {
-  if (!v || depth > 32) return 2;
-  // != null: decoded messages (protobuf input) hold null for what was not set.
-  if (v.stringValue != null) return v.stringValue.length + 4;
-  if (v.bytesValue != null) return v.bytesValue.length + 4;
-  if (v.arrayValue) return 4 + v.arrayValue.values.reduce((n, x) => n + valueSize(x, depth + 1) + 2, 0);
-  if (v.kvlistValue) return 4 + attributesSize(v.kvlistValue.values, depth + 1);
-  return 12;
-}
-
-function attributesSize(list: PbKeyValue[] | undefined, depth = 0): number {
-  let n = 0;
-  if (list) for (const kv of list) n += kv.key.length + valueSize(kv.value, depth) + 6;
-  return n;
-}
-
-/**
- * About the encoded size of a span, cheaply: string lengths (ASCII assumed) and fixed costs. A
- * batch that turns out larger than the limit after encoding is split (see `encodeWithin`).
- */
-export function spanSize(s: PbSpan): number {
-  let n = 64 + stringSize(s.name) + stringSize(s.traceState) + attributesSize(s.attributes);
-  if (s.events) for (const e of s.events) n += 24 + stringSize(e.name) + attributesSize(e.attributes);
-  if (s.links) for (const l of s.links) n += 40 + stringSize(l.traceState) + attributesSize(l.attributes);
-  if (s.status) n += 8 + stringSize(s.status.message);
-  return n;
-}
-
-function contextSize(c: ScopeContext): number {
-  const r = c.resource;
-  return (
-    16 +
-    attributesSize(r.resource.attributes) +
-    stringSize(r.schemaUrl) +
-    stringSize(c.scope.name) +
-    stringSize(c.scope.version) +
-    attributesSize(c.scope.attributes) +
-    stringSize(c.schemaUrl)
-  );
 }
 
 /** The request for spans grouped by scope context (consecutive spans of one scope share an entry). */
@@ -117,10 +86,24 @@ function buildRequest(
 /** The resource as sent: the project's routing attributes added when it has none (see ../otlp/routing.ts). */
 export type Router = (context: ResourceContext) => PbResource;
 
+/** A length-delimited field's size: tag, length, body. */
+const fieldSize = (body: number) => 1 + varintSize(body) + body;
+const stringFieldSize = (s: string | undefined) => (s === undefined ? 0 : fieldSize(Buffer.byteLength(s)));
+
+/** Consecutive spans of one scope context in the batch's span bytes. */
+interface Group {
+  scope: ScopeContext;
+  /** End of its spans' bytes (the group before it ends where it starts). */
+  end: number;
+}
+
 export class BatchBuilder {
-  private groups: Array<{ scope: ScopeContext; spans: PbSpan[] }> = [];
+  /** The batch's spans, each as a `spans` field of ScopeSpans, in order. */
+  private readonly spans = new ProtoWriter();
+  private groups: Group[] = [];
   private spanCount = 0;
-  private size = 0;
+  /** Bytes the batch's groups add around their spans, at most. */
+  private overhead = 0;
 
   constructor(
     private readonly limits: BatchLimits,
@@ -128,56 +111,156 @@ export class BatchBuilder {
     private readonly emit: (batch: EncodedBatch) => void,
   ) {}
 
+  /**
+   * Adds a span straight from its OTLP/JSON, checking it as it goes: false, with nothing added, when
+   * it is not plainly right (the caller checks it precisely and, if it passes, calls `add`).
+   */
+  addJson(value: unknown, scope: ScopeContext): boolean {
+    const start = this.spans.pos;
+    if (!writeJsonSpan(this.spans, value)) return false;
+    this.placed(scope, start);
+    return true;
+  }
+
+  /** Adds a span encoded already (line-transcoder.ts): `src` from `start` to `end`, a `spans` field. */
+  addEncoded(src: Buffer, start: number, end: number, scope: ScopeContext): void {
+    const at = this.spans.pos;
+    this.spans.ensure(end - start);
+    src.copy(this.spans.buf, at, start, end);
+    this.spans.pos = at + end - start;
+    this.placed(scope, at);
+  }
+
+  /** Adds a span that was checked and converted (precisely, or decoded from protobuf). */
   add(span: PbSpan, scope: ScopeContext): void {
-    const size = spanSize(span);
-    const last = this.groups.at(-1);
-    const extra = last?.scope === scope ? 0 : contextSize(scope);
+    const start = this.spans.pos;
+    this.spans.tag(2, 2);
+    this.spans.bytes(SpanCodec.encode(span).finish());
+    this.placed(scope, start);
+  }
+
+  /** The span just written at `start` joins the batch, or starts the next one if the batch is full. */
+  private placed(scope: ScopeContext, start: number): void {
+    const size = this.spans.pos - start;
+    let last = this.groups.at(-1);
+    let extra = last?.scope === scope ? 0 : this.groupOverhead(scope);
     if (
       this.spanCount > 0 &&
-      (this.spanCount >= this.limits.spans || this.size + size + extra > this.limits.bytes)
+      (this.spanCount >= this.limits.spans || start + size + this.overhead + extra > this.limits.bytes)
     ) {
-      this.flush();
+      this.emitBatch();
+      this.spans.buf.copyWithin(0, start, start + size);
+      this.spans.pos = size;
+      last = undefined;
+      extra = this.groupOverhead(scope);
     }
-    if (this.groups.at(-1)?.scope === scope) this.groups.at(-1)!.spans.push(span);
+    if (last?.scope === scope) last.end = this.spans.pos;
     else {
-      this.groups.push({ scope, spans: [span] });
-      this.size += contextSize(scope);
+      this.groups.push({ scope, end: this.spans.pos });
+      this.overhead += extra;
     }
     this.spanCount++;
-    this.size += size;
   }
 
   flush(): void {
-    if (this.spanCount === 0) return;
-    for (const batch of this.encodeWithin(this.groups)) this.emit(batch);
-    this.groups = [];
-    this.spanCount = 0;
-    this.size = 0;
+    if (this.spanCount > 0) this.emitBatch();
+    this.spans.pos = 0;
   }
 
-  /** Encodes the groups as one request, or as several when the estimate fell short of the truth. */
-  private encodeWithin(groups: Array<{ scope: ScopeContext; spans: PbSpan[] }>): EncodedBatch[] {
-    const bytes = encodeRequest(buildRequest(groups, this.route));
-    const spans = groups.reduce((n, g) => n + g.spans.length, 0);
-    if (bytes.length <= this.limits.bytes || spans <= 1) {
-      const scopes = groups.map((g) => ({
-        scope: g.scope,
-        scopeVersion: g.scope.version,
-        resourceVersion: g.scope.resource.version,
-      }));
-      return [{ bytes, spans, scopes }];
+  private resourceBytes(context: ResourceContext): Uint8Array {
+    if (context.encoded?.version !== context.version)
+      context.encoded = {
+        version: context.version,
+        bytes: ResourceCodec.encode(this.route(context)).finish(),
+      };
+    return context.encoded.bytes;
+  }
+
+  private scopeBytes(context: ScopeContext): Uint8Array {
+    if (context.encoded?.version !== context.version)
+      context.encoded = { version: context.version, bytes: ScopeCodec.encode(context.scope).finish() };
+    return context.encoded.bytes;
+  }
+
+  /** At most what a group of this scope adds around its spans: its ResourceSpans and ScopeSpans. */
+  private groupOverhead(scope: ScopeContext): number {
+    const resource = scope.resource;
+    return (
+      2 * 6 +
+      fieldSize(this.resourceBytes(resource).length) +
+      stringFieldSize(resource.schemaUrl) +
+      fieldSize(this.scopeBytes(scope).length) +
+      stringFieldSize(scope.schemaUrl)
+    );
+  }
+
+  /** The request of the batch's groups; the batch is then empty. */
+  private emitBatch(): void {
+    const groups = this.groups;
+    const span = this.spans.buf;
+    // Sizes first, inside out, so that the request is written once into a buffer of its size.
+    const runs: Array<{ resource: ResourceContext; groups: Group[]; starts: number[]; size: number }> = [];
+    const scopeSizes: number[] = [];
+    let from = 0;
+    let total = 0;
+    for (const group of groups) {
+      const scopeSize =
+        fieldSize(this.scopeBytes(group.scope).length) +
+        (group.end - from) +
+        stringFieldSize(group.scope.schemaUrl);
+      scopeSizes.push(scopeSize);
+      let run = runs.at(-1);
+      if (run?.resource !== group.scope.resource) {
+        const resource = group.scope.resource;
+        run = {
+          resource,
+          groups: [],
+          starts: [],
+          size: fieldSize(this.resourceBytes(resource).length) + stringFieldSize(resource.schemaUrl),
+        };
+        runs.push(run);
+      }
+      run.groups.push(group);
+      run.starts.push(from);
+      run.size += fieldSize(scopeSize);
+      from = group.end;
     }
-    const half = Math.ceil(spans / 2);
-    const first: typeof groups = [];
-    const second: typeof groups = [];
-    let seen = 0;
-    for (const g of groups) {
-      const take = Math.max(0, Math.min(g.spans.length, half - seen));
-      if (take > 0) first.push({ scope: g.scope, spans: g.spans.slice(0, take) });
-      if (take < g.spans.length) second.push({ scope: g.scope, spans: g.spans.slice(take) });
-      seen += g.spans.length;
+    for (const run of runs) total += fieldSize(run.size);
+
+    const out = new ProtoWriter(total);
+    let k = 0;
+    for (const run of runs) {
+      out.tag(1, 2);
+      out.varint(run.size);
+      out.tag(1, 2);
+      out.bytes(this.resourceBytes(run.resource));
+      run.groups.forEach((group, g) => {
+        out.tag(2, 2);
+        out.varint(scopeSizes[k++]!);
+        out.tag(1, 2);
+        out.bytes(this.scopeBytes(group.scope));
+        out.buf.set(span.subarray(run.starts[g]!, group.end), out.pos);
+        out.pos += group.end - run.starts[g]!;
+        if (group.scope.schemaUrl !== undefined) {
+          out.tag(3, 2);
+          out.string(group.scope.schemaUrl);
+        }
+      });
+      if (run.resource.schemaUrl !== undefined) {
+        out.tag(3, 2);
+        out.string(run.resource.schemaUrl);
+      }
     }
-    return [...this.encodeWithin(first), ...this.encodeWithin(second)];
+    if (out.pos !== total) throw new Error(`batch of ${total} bytes came out as ${out.pos}`);
+    const scopes = groups.map((g) => ({
+      scope: g.scope,
+      scopeVersion: g.scope.version,
+      resourceVersion: g.scope.resource.version,
+    }));
+    this.emit({ bytes: out.buf, spans: this.spanCount, scopes });
+    this.groups = [];
+    this.spanCount = 0;
+    this.overhead = 0;
   }
 }
 

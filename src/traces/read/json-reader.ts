@@ -83,15 +83,26 @@ export class JsonSpanReader {
         this.report(event);
         break;
       case 'span': {
-        const span = spanFromJson(event.value, found, event.path);
         this.spans++;
         this.resourceSpanCount++;
         this.onSpan?.(this.spans);
-        // Once there is a problem nothing will be sent: checking goes on, batching stops.
+        // Once there is a problem nothing will be sent: checking goes on, batching stops. A span
+        // that is plainly right is written as it is checked; any other is checked precisely.
+        if (this.problems.count === 0 && this.builder.addJson(event.value, this.scope!)) break;
+        const span = spanFromJson(event.value, found, event.path);
         if (!span) this.report(event);
         else if (this.problems.count === 0) this.builder.add(span, this.scope!);
         break;
       }
+      case 'encodedSpans':
+        for (let k = event.first; k < event.first + event.count; k++) {
+          this.spans++;
+          this.resourceSpanCount++;
+          this.onSpan?.(this.spans);
+          if (this.problems.count === 0)
+            this.builder.addEncoded(event.bytes, event.offsets[k]!, event.offsets[k + 1]!, this.scope!);
+        }
+        break;
       case 'end':
         if (event.of === 'scopeSpans') this.scope = undefined;
         else {

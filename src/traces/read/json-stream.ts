@@ -29,6 +29,11 @@ export type OtlpJsonEvent =
   | { kind: 'resourceSpans' | 'scopeSpans'; path: JsonPath; line: number }
   | ({ kind: LocatedKind } & Located)
   | { kind: 'end'; of: 'resourceSpans' | 'scopeSpans' }
+  /**
+   * Spans already encoded (line-transcoder.ts): span k of `count` is `bytes` from `offsets[first + k]`
+   * to `offsets[first + k + 1]`, a `spans` field of ScopeSpans. Valid until the next line is read.
+   */
+  | { kind: 'encodedSpans'; bytes: Buffer; offsets: number[]; first: number; count: number }
   | { kind: 'problem'; line: number; path?: JsonPath; message: string; span?: true };
 
 /**
@@ -135,6 +140,14 @@ export interface SplitterOptions {
   maxLineBytes?: number;
 }
 
+/**
+ * The longest line parsed whole (a third of the line limit: its text, as a string, and its parsed
+ * objects fit in the memory the limit allows); a longer one is scanned value by value.
+ */
+export function wholeLineBytes(maxLineBytes: number): number {
+  return Math.min(WHOLE_LINE_LIMIT, Math.floor(maxLineBytes / 3));
+}
+
 export class OtlpJsonSplitter {
   private buf = '';
   private pos = 0;
@@ -147,7 +160,7 @@ export class OtlpJsonSplitter {
     this.line = options.firstLine ?? 1;
     this.jsonLines = options.jsonLines ?? false;
     this.limit = options.maxLineBytes ?? DEFAULT_LINE_BYTES;
-    this.wholeLine = Math.min(WHOLE_LINE_LIMIT, Math.floor(this.limit / 3));
+    this.wholeLine = wholeLineBytes(this.limit);
   }
   /** A value over the limit, being passed over. */
   private skip: Skip | undefined;
@@ -738,6 +751,16 @@ export class OtlpJsonSplitter {
       });
       this.out.push({ kind: 'end', of: 'resourceSpans' });
     });
+  }
+
+  /**
+   * A line the caller read itself (a whole document, line-transcoder.ts), between lines pushed here:
+   * counted as a line and a document, and, being a document, it ends any skipping after a broken one.
+   */
+  passLine(): void {
+    this.line++;
+    this.documents++;
+    this.resyncing = false;
   }
 
   get documentCount(): number {

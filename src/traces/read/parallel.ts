@@ -1,6 +1,8 @@
-// Reads a large JSON Lines input on several cores: the main thread cuts the bytes into pieces of
-// whole lines and deals them to worker threads (worker.ts), which check, encode and gzip; the batches
-// come back to be spooled. Memory stays bounded: a worker has at most three pieces waiting.
+// Reads a JSON Lines input on several cores: the main thread cuts the bytes into pieces of whole
+// lines and deals them to worker threads (worker.ts), which check, encode and gzip; the batches come
+// back to be spooled. Memory stays bounded: a worker has at most three pieces waiting. With no worker
+// (one core, --workers 0, or the TypeScript sources, which have no worker script) the pieces are read
+// the same way on this thread.
 
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -9,8 +11,9 @@ import { Worker } from 'node:worker_threads';
 import { DEFAULT_LINE_BYTES } from '../../api/limits.js';
 import type { Project } from '../otlp/routing.js';
 import type { BatchLimits } from './batches.js';
+import { type PiecesBatch, PiecesReader } from './pieces-reader.js';
 import { Problems } from './problems.js';
-import type { FromWorker, ToWorker, WorkerBatch } from './worker.js';
+import type { FromWorker, ToWorker } from './worker.js';
 
 // Small pieces, three deep: a worker's heap holds a piece's parsed objects, so 1 MB pieces keep peak
 // memory ~10 MB lower than 2 MB ones, and a third piece waiting keeps the workers as busy.
@@ -47,6 +50,24 @@ export interface ParallelResult {
   rest?: { input: AsyncIterable<Buffer>; line: number };
 }
 
+interface WorkerSlot {
+  worker: Worker;
+  /** Pieces given to it and not yet read. */
+  waiting: number;
+}
+
+function startWorkers(script: string, count: number): WorkerSlot[] {
+  return Array.from({ length: count }, () => ({
+    // Bounded heaps: a worker collects its garbage instead of growing (memory stays flat). A 12 MB
+    // young generation (V8's default would grow to 48) takes ~30 MB off the peak of two workers at the
+    // same throughput: the parsed spans of a piece die young either way.
+    worker: new Worker(script, {
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 12 },
+    }),
+    waiting: 0,
+  }));
+}
+
 /** A line longer than this (or than the line limit) is not dealt to a worker. */
 const LONG_LINE_BYTES = 8 * 1024 * 1024;
 
@@ -67,28 +88,31 @@ function countNewlines(bytes: Buffer): number {
 export async function readJsonLinesParallel(
   input: AsyncIterable<Buffer>,
   options: {
-    script: string;
+    /** The worker script; none (or no workers) reads on this thread. */
+    script: string | undefined;
     workers: number;
     limits: BatchLimits;
     project: Project | undefined;
     /** The line limit: a line longer than it is read on this thread, where it is scanned value by value. */
     maxLineBytes?: number;
-    onBatch: (batch: WorkerBatch) => void;
+    onBatch: (batch: PiecesBatch) => void;
     onProgress?: (spans: number) => void;
   },
 ): Promise<ParallelResult> {
   const result: ParallelResult = { spans: 0, documents: 0, problems: new Problems() };
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_LINE_BYTES;
   const longLine = Math.min(LONG_LINE_BYTES, maxLineBytes);
-  const pool = Array.from({ length: options.workers }, () => ({
-    // Bounded heaps: a worker collects its garbage instead of growing (memory stays flat). A 12 MB
-    // young generation (V8's default would grow to 48) takes ~30 MB off the peak of two workers at the
-    // same throughput: the parsed spans of a piece die young either way.
-    worker: new Worker(options.script, {
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 12 },
-    }),
-    waiting: 0,
-  }));
+  const here = !options.script || options.workers < 1;
+  const pool = here ? [] : startWorkers(options.script!, options.workers);
+  const reader = here
+    ? new PiecesReader({ limits: options.limits, project: options.project, maxLineBytes })
+    : undefined;
+  const took = (read: { batches: PiecesBatch[]; spans: number; documents: number }) => {
+    for (const batch of read.batches) options.onBatch(batch);
+    result.spans += read.spans;
+    result.documents += read.documents;
+    options.onProgress?.(result.spans);
+  };
   let failure: unknown;
   let wake: (() => void) | undefined;
   const notify = () => {
@@ -99,10 +123,7 @@ export async function readJsonLinesParallel(
     (slot) =>
       new Promise<void>((resolve) => {
         slot.worker.on('message', (message: FromWorker) => {
-          for (const batch of message.batches) options.onBatch(batch);
-          result.spans += message.spans;
-          result.documents += message.documents;
-          options.onProgress?.(result.spans);
+          took(message);
           if (message.type === 'progress') slot.waiting--;
           else {
             result.problems.merge(message.problems, message.problemCount);
@@ -117,16 +138,21 @@ export async function readJsonLinesParallel(
         });
       }),
   );
-  const send = (slot: (typeof pool)[number], message: ToWorker, transfer: ArrayBuffer[] = []) =>
+  const send = (slot: WorkerSlot, message: ToWorker, transfer: ArrayBuffer[] = []) =>
     slot.worker.postMessage(message, transfer);
   for (const slot of pool)
     send(slot, { type: 'start', limits: options.limits, project: options.project, maxLineBytes });
 
   /**
-   * Gives a piece to the least busy worker, waiting while every one has PIECES_WAITING. The piece's memory moves
-   * to the worker (it must be the only thing in its ArrayBuffer).
+   * Gives a piece to the least busy worker, waiting while every one has PIECES_WAITING (or reads it
+   * here). The piece's memory moves to the worker (it must be the only thing in its ArrayBuffer).
    */
   const dispatch = async (bytes: Buffer, firstLine: number) => {
+    if (reader) {
+      reader.piece(bytes, firstLine);
+      took(reader.take());
+      return;
+    }
     for (;;) {
       if (failure) throw failure;
       const slot = pool.reduce((a, b) => (b.waiting < a.waiting ? b : a));
@@ -180,6 +206,11 @@ export async function readJsonLinesParallel(
       line += lines;
     }
     if (pendingBytes > 0) await dispatch(ownBuffer(Buffer.concat(pending)), line);
+    if (reader) {
+      reader.finish();
+      took(reader.take());
+      result.problems.merge(reader.problems.list, reader.problems.count);
+    }
     for (const slot of pool) send(slot, { type: 'finish' });
     await Promise.all(finished);
     if (failure) throw failure;

@@ -167,11 +167,13 @@ export async function readSpans(source: Source, options: ReadOptions): Promise<R
   const input = interruptible(peeked.rest, options.signal);
 
   try {
-    if (format === 'json' && !peeked.ended && script && workers > 1 && startsWithWholeLine(peeked.head)) {
-      counts.workers = workers;
+    if (format === 'json' && startsWithWholeLine(peeked.head)) {
+      // JSON Lines: on worker threads if it is large enough to pay for starting them.
+      const parallel = !peeked.ended && script !== undefined && workers > 1;
+      counts.workers = parallel ? workers : 0;
       const read = await readJsonLinesParallel(input, {
-        script,
-        workers,
+        script: parallel ? script : undefined,
+        workers: parallel ? workers : 0,
         limits: options.limits,
         project: options.project,
         maxLineBytes: options.maxLineBytes,

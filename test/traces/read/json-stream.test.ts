@@ -19,6 +19,7 @@ function summary(events: OtlpJsonEvent[]): unknown[] {
     if (e.kind === 'problem') return ['problem', e.line, e.message];
     if (e.kind === 'end') return ['end', e.of];
     if (e.kind === 'document') return ['document', e.line];
+    if (e.kind === 'encodedSpans') return ['encodedSpans', e.count];
     if ('value' in e) return [e.kind, e.path.join('.'), e.line, e.value];
     return [e.kind, e.path.join('.'), e.line];
   });
