@@ -3,6 +3,7 @@
 
 import { gzipSync } from 'node:zlib';
 import { type Project, withRouting } from '../otlp/routing.js';
+import { GZIP } from '../send/gzip-options.js';
 import { BatchBuilder, type BatchLimits } from './batches.js';
 import { readJsonLinesPiece } from './json-lines.js';
 import { JsonSpanReader } from './json-reader.js';
@@ -34,7 +35,7 @@ export class PiecesReader {
     this.builder = new BatchBuilder(
       settings.limits,
       (context) => withRouting(context.resource, project),
-      (batch) => this.out.push({ bytes: gzipSync(batch.bytes, { level: 1 }), spans: batch.spans }),
+      (batch) => this.out.push({ bytes: gzipSync(batch.bytes, GZIP), spans: batch.spans }),
     );
     this.reader = new JsonSpanReader(this.builder, this.problems, project);
   }

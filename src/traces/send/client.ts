@@ -8,6 +8,7 @@ import type { HttpClient } from '../../api/http.js';
 import type { Context } from '../../context.js';
 import { assertKeyMayBeSentTo } from '../../output/secrets.js';
 import { type Project, parseProject } from '../otlp/routing.js';
+import { GZIP } from './gzip-options.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -58,7 +59,7 @@ export class TraceClient {
     const { signal } = options;
     const bytes = options.gzipped
       ? Buffer.from(protobuf.buffer, protobuf.byteOffset, protobuf.byteLength)
-      : await gzip(protobuf, { level: 1 });
+      : await gzip(protobuf, GZIP);
     const response = await this.http.request<unknown>({
       method: 'POST',
       path: TRACES_PATH,
