@@ -7,7 +7,7 @@
 // It comes as the body of the response instead, which the SDK reads once and fails with.
 
 import type { IncomingMessage } from 'node:http';
-import { Readable, Transform } from 'node:stream';
+import { createRequire } from 'node:module';
 import {
   type BodyKind,
   bodyTooLarge,
@@ -21,11 +21,18 @@ import {
 import {
   checkKeyDestination,
   type ExchangeLogger,
+  nowMs,
   type OpenResponse,
   openRequest,
   readBody,
   type TransportRequest,
 } from './transport.js';
+
+/**
+ * node:stream, required when a stream comes: an ES-module import of it evaluates all its exports,
+ * and the `promises` getter loads stream/promises, in every command that only lists models.
+ */
+const requireBuiltin = createRequire(import.meta.url);
 
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -81,6 +88,7 @@ function limitedStream(
   let total = 0;
   let held: Buffer[] = [];
   let line = 0;
+  const { Readable, Transform } = requireBuiltin('node:stream') as typeof import('node:stream');
   const limiter = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       total += chunk.length;
@@ -131,11 +139,11 @@ export function sdkFetch(options: { log?: ExchangeLogger; limits?: Limits; servi
     checkKeyDestination(request);
     const where = describeRequest(request.method, request.url);
     const log = options.log?.(request);
-    const started = performance.now();
+    const started = nowMs();
     let open: OpenResponse | undefined;
     try {
       open = await openRequest(request);
-      log?.response(open, performance.now() - started);
+      log?.response(open, nowMs() - started);
       const contentType = open.headers['content-type'];
       let payload: Buffer | ReadableStream | null = null;
       if (NO_BODY.has(open.status)) open.stream.resume();
@@ -156,7 +164,7 @@ export function sdkFetch(options: { log?: ExchangeLogger; limits?: Limits; servi
         headers: open.headers,
       });
     } catch (error) {
-      log?.failed(error, performance.now() - started);
+      log?.failed(error, nowMs() - started);
       if (error instanceof LimitError) return failing(fail(error), open);
       throw error;
     }

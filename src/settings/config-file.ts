@@ -2,7 +2,7 @@
 // because every command reads settings and conf costs ~70 ms to load; writing goes through conf
 // (settings/json-store.ts), which makes every write atomic and mode 0600.
 
-import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors/errors.js';
@@ -10,6 +10,12 @@ import { isObject } from '../lib/json.js';
 import { rememberSecret } from '../output/secrets.js';
 import type { Env } from './global-options.js';
 import type { SettingKey } from './keys.js';
+
+/**
+ * By require: an ES-module import of node:fs evaluates all its exports, and the getters among them
+ * load fs's streams and more (~2 ms of every command's start-up; nothing here needs them).
+ */
+const { readFileSync, statSync } = createRequire(import.meta.url)('node:fs') as typeof import('node:fs');
 
 export type ProfileData = Partial<Record<SettingKey | 'api-key', string>>;
 
