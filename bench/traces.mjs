@@ -1,7 +1,8 @@
 // `aip traces send` throughput and memory (product.md section 7): a generated OTLP/JSON Lines file
 // sent to the emulator, against the official OpenTelemetry JS OTLP protobuf exporter sending the same
-// spans to the same emulator in the same run (otel-exporter.mjs), and peak memory for two file sizes
-// (it should not grow with the file), with the throughput at the larger size.
+// spans to the same emulator in the same run (otel-exporter.mjs), the client's CPU per span, and peak
+// memory for three file sizes up to about 1 GB (it should not grow with the file), with the throughput
+// at the larger ones.
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, statSync } from 'node:fs';
@@ -19,7 +20,19 @@ function check(r, what) {
   return r;
 }
 
-export function measureTraces({ node, root, bin, origin, key, env, dir, spans, largeSpans, runs }) {
+export function measureTraces({
+  node,
+  root,
+  bin,
+  origin,
+  key,
+  env,
+  dir,
+  spans,
+  largeSpans,
+  hugeSpans,
+  runs,
+}) {
   const aip = (args, extraEnv = {}) =>
     spawnSync(node, ['--require', join(root, 'bench', 'rss.cjs'), bin, ...args], {
       env: { ...env, ...extraEnv },
@@ -60,7 +73,8 @@ export function measureTraces({ node, root, bin, origin, key, env, dir, spans, l
     const summary = JSON.parse(r.stdout);
     if (summary.accepted !== summary.spans)
       throw new Error(`only ${summary.accepted} of ${summary.spans} accepted`);
-    return { seconds, rss: JSON.parse(readFileSync(rssFile, 'utf8')).rss, workers: summary.workers };
+    const usage = JSON.parse(readFileSync(rssFile, 'utf8'));
+    return { seconds, rss: usage.rss, cpuUs: usage.cpu_us, spans: summary.spans, workers: summary.workers };
   };
   const exporter = async () => {
     await reset();
@@ -86,9 +100,16 @@ export function measureTraces({ node, root, bin, origin, key, env, dir, spans, l
       exporterRuns.push(await exporter());
     }
     const small = median(aipRuns.map((r) => r.rss));
-    const large = join(dir, 'spans-large.jsonl');
-    check(aip(['traces', 'generate', '--spans', String(largeSpans), '-o', large]), 'traces generate');
-    const largeRun = await send(large);
+    // One file at a time on disk: the largest is about 1 GB.
+    const once = async (count) => {
+      const path = join(dir, `spans-${count}.jsonl`);
+      check(aip(['traces', 'generate', '--spans', String(count), '-o', path]), 'traces generate');
+      const run = { ...(await send(path)), fileMb: statSync(path).size / 1e6 };
+      rmSync(path, { force: true });
+      return run;
+    };
+    const largeRun = await once(largeSpans);
+    const hugeRun = await once(hugeSpans);
     const result = {
       spans,
       fileMb: statSync(file).size / 1e6,
@@ -98,13 +119,19 @@ export function measureTraces({ node, root, bin, origin, key, env, dir, spans, l
       exporterFromFileSeconds: median(exporterRuns.map((r) => r.seconds + r.build_seconds)),
       exporterRssMb: median(exporterRuns.map((r) => r.max_rss_mb)),
       rssMb: small / 1024 / 1024,
+      // The whole process's CPU (every thread, start-up included) per span sent.
+      cpuUsPerSpan: median(aipRuns.map((r) => r.cpuUs / r.spans)),
       largeSpans,
-      largeFileMb: statSync(large).size / 1e6,
+      largeFileMb: largeRun.fileMb,
       largeRssMb: largeRun.rss / 1024 / 1024,
       largeSeconds: largeRun.seconds,
+      largeCpuUsPerSpan: largeRun.cpuUs / largeRun.spans,
+      hugeSpans,
+      hugeFileMb: hugeRun.fileMb,
+      hugeRssMb: hugeRun.rss / 1024 / 1024,
+      hugeSeconds: hugeRun.seconds,
     };
     rmSync(file, { force: true });
-    rmSync(large, { force: true });
     await reset();
     return result;
   })();
