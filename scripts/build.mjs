@@ -1,11 +1,15 @@
 // Bundles src/ into dist/ with esbuild. One bundle with code splitting keeps start-up close to bare
 // `node`: the entry and its one chunk hold only what every run needs (commander, the command tree),
 // and each command's code and heavy dependencies (conf, ora, openai, the emulator) land in chunks
-// loaded on first use.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+// loaded on first use. The files are CommonJS (commonjs.mjs: Node starts those sooner), and the build
+// ends by making V8's code cache for the start-up chunks (code-cache.mjs).
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { makeCodeCache } from './code-cache.mjs';
+import { toCommonJS } from './commonjs.mjs';
+import { lazyChildProcessForCommander } from './lazy-child-process.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -84,6 +88,8 @@ export async function buildAip({ quiet = false } = {}) {
     // The traces worker is an entry of its own: worker threads start from a file.
     entryPoints: { main: 'src/main.ts', 'traces-worker': 'src/traces/read/worker.ts' },
     outdir: 'dist',
+    // Kept in memory: each file is written once converted to CommonJS (below).
+    write: false,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -96,13 +102,20 @@ export async function buildAip({ quiet = false } = {}) {
     legalComments: 'none',
     metafile: true,
     define: { AIP_VERSION: JSON.stringify(pkg.version) },
-    // Bundled CommonJS dependencies call require() for Node built-ins; give them a real one.
-    banner: {
-      js: "import { createRequire as __aipCreateRequire } from 'node:module'; const require = __aipCreateRequire(import.meta.url);",
-    },
     logLevel: quiet ? 'error' : 'warning',
-    plugins: [startupInOneChunk()],
+    plugins: [startupInOneChunk(), lazyChildProcessForCommander()],
   });
+  const files = new Map(result.outputFiles.map((f) => [f.path, f.text]));
+  for (const [path, code] of files) {
+    if (!path.endsWith('.js')) continue;
+    const converted = await toCommonJS(path, code, files.get(`${path}.map`));
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, converted.code);
+    writeFileSync(`${path}.map`, converted.map);
+  }
+  // The package is "type": "module"; dist/ holds CommonJS.
+  writeFileSync(join(root, 'dist', 'package.json'), '{ "type": "commonjs" }\n');
+  await makeCodeCache(root);
   return result;
 }
 

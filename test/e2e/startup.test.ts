@@ -1,7 +1,8 @@
 // What start-up loads (the cost of every command is Node's start plus this): a timing would be noise
 // here, so the test checks the files instead. `--help` loads the entry and the one chunk of the
 // command tree (build.mjs keeps those modules together), and none of the heavy dependencies, which
-// belong to the commands that use them.
+// belong to the commands that use them. dist/ is CommonJS (scripts/commonjs.mjs): a file's static
+// imports are its require() calls outside a promise; an import() became `.then(() => require(…))`.
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -11,17 +12,18 @@ import { describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
 import { aipEnv, BIN } from '../helpers/spawn.js';
 
-const LOADER = new URL('../helpers/log-loads.mjs', import.meta.url).href;
+const LOADER = fileURLToPath(new URL('../helpers/log-loads.cjs', import.meta.url));
+const CODE_CACHE_LOGGER = fileURLToPath(new URL('../helpers/log-code-cache.cjs', import.meta.url));
 
 /** The dist/ files `aip <args>` loads, relative to dist/. */
 function loads(args: string[]): string[] {
-  const r = spawnSync(process.execPath, ['--no-warnings', '--experimental-loader', LOADER, BIN, ...args], {
+  const r = spawnSync(process.execPath, ['--require', LOADER, BIN, ...args], {
     env: aipEnv({ AIP_CONFIG_DIR: tempConfigDir() }),
     encoding: 'utf8',
   });
   expect(r.status, r.stderr).toBe(0);
   return [...r.stderr.matchAll(/^aip-test-load (\S+)$/gm)]
-    .map((m) => fileURLToPath(m[1]!))
+    .map((m) => m[1]!)
     .filter((path) => path.includes('/dist/'))
     .map((path) => path.slice(path.lastIndexOf('/dist/') + 6));
 }
@@ -43,7 +45,7 @@ function staticClosure(file: string, seen = new Set<string>()): string[] {
   if (seen.has(file)) return [...seen];
   seen.add(file);
   const code = readFileSync(new URL(`../../dist/${file}`, import.meta.url), 'utf8');
-  for (const m of code.matchAll(/(?:^|[;\n}])\s*import\s*(?:[^'"]*?from\s*)?["'](\.[^"']+)["']/g)) {
+  for (const m of code.matchAll(/(?<!=>(?:__toESM\()?)\brequire\("(\.[^"]+)"\)/g)) {
     staticClosure(join(dirname(file), m[1]!), seen);
   }
   return [...seen];
@@ -68,6 +70,18 @@ describe('start-up', () => {
     const bundled = sources(staticClosure('traces-worker.js'));
     expect(bundled.some((s) => s.endsWith('src/traces/read/worker.ts'))).toBe(true);
     expect(bundled.filter((s) => /node_modules\/commander\/|src\/(main|program)\.ts$/.test(s))).toEqual([]);
+  });
+
+  it('--help compiles its chunks from the code cache the build made, and V8 takes it', () => {
+    const r = spawnSync(process.execPath, ['--require', CODE_CACHE_LOGGER, BIN, '--help'], {
+      env: aipEnv({ AIP_CONFIG_DIR: tempConfigDir() }),
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const cached = [...r.stderr.matchAll(/^aip-test-code-cache \S+\/dist\/(\S+) (\S+)$/gm)];
+    const chunks = loads(['--help']).filter((file) => file.startsWith('chunks/'));
+    expect(chunks.length).toBeGreaterThan(0);
+    expect(cached.map((m) => [m[1], m[2]])).toEqual(chunks.map((file) => [file, 'used']));
   });
 
   it('config list adds only its own code: no conf (loaded for writes) and nothing heavy', () => {
