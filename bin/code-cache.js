@@ -10,7 +10,8 @@
 // as V8 itself checks only that.
 'use strict';
 
-const Module = require('node:module');
+// The Module class without loading the public node:module (not otherwise loaded by a CommonJS run).
+const Module = module.constructor;
 const { readFileSync } = require('node:fs');
 const { dirname, join, sep } = require('node:path');
 const vm = require('node:vm');

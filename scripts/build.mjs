@@ -10,6 +10,7 @@ import { build } from 'esbuild';
 import { makeCodeCache } from './code-cache.mjs';
 import { toCommonJS } from './commonjs.mjs';
 import { lazyChildProcessForCommander } from './lazy-child-process.mjs';
+import { plainBuiltinsForChalk } from './plain-builtins.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -83,19 +84,15 @@ function sourceDynamicImports(dir) {
 
 export async function buildAip({ quiet = false } = {}) {
   rmSync(join(root, 'dist'), { recursive: true, force: true });
-  const result = await build({
+  const common = {
     absWorkingDir: root,
-    // The traces worker is an entry of its own: worker threads start from a file.
-    entryPoints: { main: 'src/main.ts', 'traces-worker': 'src/traces/read/worker.ts' },
     outdir: 'dist',
     // Kept in memory: each file is written once converted to CommonJS (below).
     write: false,
     bundle: true,
-    splitting: true,
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    chunkNames: 'chunks/[name]-[hash]',
     minifySyntax: true,
     minifyWhitespace: true,
     sourcemap: 'linked',
@@ -103,9 +100,19 @@ export async function buildAip({ quiet = false } = {}) {
     metafile: true,
     define: { AIP_VERSION: JSON.stringify(pkg.version) },
     logLevel: quiet ? 'error' : 'warning',
-    plugins: [startupInOneChunk(), lazyChildProcessForCommander()],
+  };
+  const result = await build({
+    ...common,
+    entryPoints: { main: 'src/main.ts' },
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    plugins: [startupInOneChunk(), lazyChildProcessForCommander(), plainBuiltinsForChalk()],
   });
-  const files = new Map(result.outputFiles.map((f) => [f.path, f.text]));
+  // The traces worker is a bundle of its own (worker threads start from a file). A worker shares no
+  // module with the main thread anyway, and in one build with main, what the two have in common (the
+  // error classes) was a chunk of its own, one more file for every run to load.
+  const worker = await build({ ...common, entryPoints: { 'traces-worker': 'src/traces/read/worker.ts' } });
+  const files = new Map([...result.outputFiles, ...worker.outputFiles].map((f) => [f.path, f.text]));
   for (const [path, code] of files) {
     if (!path.endsWith('.js')) continue;
     const converted = await toCommonJS(path, code, files.get(`${path}.map`));
@@ -116,6 +123,7 @@ export async function buildAip({ quiet = false } = {}) {
   // The package is "type": "module"; dist/ holds CommonJS.
   writeFileSync(join(root, 'dist', 'package.json'), '{ "type": "commonjs" }\n');
   await makeCodeCache(root);
+  Object.assign(result.metafile.outputs, worker.metafile.outputs);
   return result;
 }
 
