@@ -59,7 +59,10 @@ function useCodeCache(dist, record) {
   // Only chunks: their names carry a content hash, which entries' (main.js) do not.
   const chunks = join(dist, 'chunks') + sep;
   Module.prototype._compile = function (content, filename) {
-    if (!filename.startsWith(chunks)) return compile.call(this, content, filename);
+    // With --enable-source-maps, Node's own compile: it maps stack traces to the sources, and on
+    // Node 20 a vm.Script's frames are not mapped.
+    if (!filename.startsWith(chunks) || process.sourceMapsEnabled)
+      return compile.call(this, content, filename);
     const cachedData = readCache(dist, filename, content.length);
     if (!cachedData && !record) return compile.call(this, content, filename);
     const script = new vm.Script(Module.wrap(content), {

@@ -90,6 +90,29 @@ describe('start-up', () => {
     expect(cached.map((m) => [m[1], m[2]])).toEqual(chunks.map((file) => [file, 'used']));
   });
 
+  it('under other V8 flags, V8 rejects the cache and the chunks are compiled anew: same help', () => {
+    const run = (flags: string[]) =>
+      spawnSync(process.execPath, [...flags, '--require', CODE_CACHE_LOGGER, BIN, '--help'], {
+        env: aipEnv({ AIP_CONFIG_DIR: tempConfigDir() }),
+        encoding: 'utf8',
+      });
+    const usual = run([]);
+    const other = run(['--no-opt']);
+    expect(other.status, other.stderr).toBe(0);
+    expect(other.stderr).toMatch(/^aip-test-code-cache \S+ rejected$/m);
+    expect(other.stdout).toBe(usual.stdout);
+  });
+
+  it('with --enable-source-maps, Node compiles the chunks itself (its stack traces then name the sources)', () => {
+    const r = spawnSync(
+      process.execPath,
+      ['--enable-source-maps', '--require', CODE_CACHE_LOGGER, BIN, '--debug', 'jobs', 'get', 'x'],
+      { env: aipEnv({ AIP_CONFIG_DIR: tempConfigDir() }), encoding: 'utf8' },
+    );
+    expect(r.stderr).not.toMatch(/aip-test-code-cache/);
+    expect(r.stderr).toMatch(/at async Object\.main \(\S+\/src\/main\.ts:\d+:\d+\)/);
+  });
+
   it('config list adds only its own code: no conf (loaded for writes) and nothing heavy', () => {
     const files = loads(['config', 'list']);
     // Start-up's two, the verb's code, and the table it prints with.
