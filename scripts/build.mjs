@@ -10,6 +10,7 @@ import { build } from 'esbuild';
 import { makeCodeCache } from './code-cache.mjs';
 import { toCommonJS } from './commonjs.mjs';
 import { lazyChildProcessForCommander } from './lazy-child-process.mjs';
+import { lazyCreateRequire } from './lazy-create-require.mjs';
 import { plainBuiltinsForChalk } from './plain-builtins.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -106,7 +107,12 @@ export async function buildAip({ quiet = false } = {}) {
     entryPoints: { main: 'src/main.ts' },
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    plugins: [startupInOneChunk(), lazyChildProcessForCommander(), plainBuiltinsForChalk()],
+    plugins: [
+      startupInOneChunk(),
+      lazyChildProcessForCommander(),
+      plainBuiltinsForChalk(),
+      lazyCreateRequire(),
+    ],
   });
   // The traces worker is a bundle of its own (worker threads start from a file). A worker shares no
   // module with the main thread anyway, and in one build with main, what the two have in common (the

@@ -14,6 +14,7 @@ import { aipEnv, BIN } from '../helpers/spawn.js';
 
 const LOADER = fileURLToPath(new URL('../helpers/log-loads.cjs', import.meta.url));
 const CODE_CACHE_LOGGER = fileURLToPath(new URL('../helpers/log-code-cache.cjs', import.meta.url));
+const BUILTINS_LOGGER = fileURLToPath(new URL('../helpers/log-builtins.cjs', import.meta.url));
 
 /** The dist/ files `aip <args>` loads, relative to dist/. */
 function loads(args: string[]): string[] {
@@ -111,6 +112,23 @@ describe('start-up', () => {
     );
     expect(r.stderr).not.toMatch(/aip-test-code-cache/);
     expect(r.stderr).toMatch(/at async Object\.main \(\S+\/src\/main\.ts:\d+:\d+\)/);
+  });
+
+  it("--help and config list load neither Node's ES-module loader nor child_process", () => {
+    // dist/ is CommonJS: loading node:module (createRequire, say) would bring the ES-module loader
+    // back (~1.5 ms); commander's child_process is loaded on first use (scripts/lazy-*.mjs).
+    for (const args of [['--help'], ['config', 'list']]) {
+      const r = spawnSync(process.execPath, ['--require', BUILTINS_LOGGER, BIN, ...args], {
+        env: aipEnv({ AIP_CONFIG_DIR: tempConfigDir() }),
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const builtins = [...r.stderr.matchAll(/^aip-test-builtin (\S+)$/gm)].map((m) => m[1]!);
+      expect(builtins).toContain('tty');
+      expect(
+        builtins.filter((name) => /^(module|internal\/modules\/esm\/loader|child_process)$/.test(name)),
+      ).toEqual([]);
+    }
   });
 
   it('config list adds only its own code: no conf (loaded for writes) and nothing heavy', () => {
