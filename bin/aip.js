@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Entry point, kept tiny and CommonJS (bin/package.json): Node starts a CommonJS file ~5 ms faster
-// than an ES module, and `--version` is answered before anything else loads, so scripts that probe
-// for aip pay no more than Node's own start-up. Everything else is in dist/ (ES modules).
+// Entry point, kept tiny: `--version` is answered before anything else loads, so scripts that probe
+// for aip pay no more than Node's own start-up. Everything else is in dist/, CommonJS files compiled
+// with the code cache the build made for them (code-cache.js).
 'use strict';
 
 const args = process.argv.slice(2);
@@ -12,17 +12,21 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
     `${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`,
   );
 } else {
-  // Node 22.1+ caches compiled code between runs; Node 20 has no such cache.
-  require('node:module').enableCompileCache?.();
-  import('../dist/main.js').then(
-    async (entry) => {
-      process.exitCode = await entry.main(args);
-    },
-    (error) => {
-      if (error?.code === 'ERR_MODULE_NOT_FOUND' && String(error.message).includes('dist/main.js')) {
-        process.stderr.write('error: aip is not built yet: run `npm run build` in its directory\n');
-        process.exitCode = 1;
-      } else throw error;
-    },
-  );
+  const { join } = require('node:path');
+  const dist = join(__dirname, '..', 'dist');
+  let entry;
+  try {
+    entry = require.resolve(join(dist, 'main.js'));
+  } catch {
+    process.stderr.write('error: aip is not built yet: run `npm run build` in its directory\n');
+    process.exitCode = 1;
+  }
+  if (entry) {
+    require('./code-cache.js').useCodeCache(dist);
+    require(entry)
+      .main(args)
+      .then((code) => {
+        process.exitCode = code;
+      });
+  }
 }

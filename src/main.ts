@@ -8,7 +8,7 @@ import { ExitCode, InterruptedError } from './errors/errors.js';
 import { failureMessage, report } from './errors/report.js';
 import { processIO } from './output/io.js';
 import { rememberSecret } from './output/secrets.js';
-import { buildProgram } from './program.js';
+import { buildProgram, wholeProgram } from './program.js';
 import type { GlobalOptions } from './settings/global-options.js';
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -37,7 +37,8 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
   // Keys in the environment are masked from the start, whether this command uses one or not.
   for (const name of ['AIP_API_KEY', 'WANDB_API_KEY']) rememberSecret(env[name]);
   const ctx = new Context(deps);
-  const program = buildProgram(ctx);
+  // Only what this command line needs: a noun's verbs are added when it runs.
+  const program = buildProgram(ctx, { deferVerbs: true });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return ExitCode.ok;
@@ -57,7 +58,7 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
       annotateFailure(
         { env, io: deps.io, globals },
         failureMessage(error, debug),
-        commandPath(program, argv),
+        commandPath(wholeProgram(program), argv),
       );
     }
     return code;

@@ -1,6 +1,6 @@
 // The command tree. Building it is cheap: each noun registers its verbs with flags, help and examples,
 // and a verb's code (and its heavy dependencies) is imported only when that verb runs. Tests build a
-// fresh tree per run through main().
+// fresh tree per run through main(), which builds only what its command line needs (commands/verbs.ts).
 
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { onGitHubActions } from './ci/detect.js';
@@ -20,6 +20,7 @@ import { registerModels } from './commands/models/register.js';
 import { registerSystemCheck } from './commands/system-check/system-check.js';
 import { registerTraces } from './commands/traces/register.js';
 import type { Parent } from './commands/types.js';
+import { deferVerbs, wholeTree } from './commands/verbs.js';
 import type { Context } from './context.js';
 import { VERSION } from './lib/version.js';
 import type { GlobalOptions } from './settings/global-options.js';
@@ -175,7 +176,17 @@ function visibleGlobalOptions(command: Command): Option[] {
   return options;
 }
 
-export function buildProgram(ctx: Context): Command {
+/** The tree with every noun's verbs in it (commands/verbs.ts), for what walks all of it. */
+export function wholeProgram(program: Command): Command {
+  wholeTree(program as unknown as Parent);
+  return program;
+}
+
+/**
+ * The command tree. With `deferVerbs`, a noun's verbs are added when the noun runs (main builds a tree
+ * for one command line); without, the tree is whole from the start (for what walks it).
+ */
+export function buildProgram(ctx: Context, options: { deferVerbs?: boolean } = {}): Command {
   const { io } = ctx;
   const program = new Command('aip');
   program
@@ -194,11 +205,14 @@ export function buildProgram(ctx: Context): Command {
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false, subcommandTerm, visibleGlobalOptions })
     .showSuggestionAfterError(true);
   for (const option of globalOptions()) program.addOption(option);
+  // The root is one object, typed as the parent the nouns are added to (below).
+  const root = program as unknown as Parent;
+  // First: a noun gets its verbs before the global options are added to it, as when built whole.
+  if (options.deferVerbs) deferVerbs(root);
   program.hook('preSubcommand', acceptGlobalOptions(program));
   // The nouns and their verbs are defined with commander's extra typings, which infer each verb's
   // options from its flags (commands/types.ts). The root is built above with commander's own, as its
-  // hooks handle every command alike; it is one object, typed here as the parent the nouns are added to.
-  const root = program as unknown as Parent;
+  // hooks handle every command alike.
   examples(root, [
     'aip emulator --detach && aip --profile local health',
     'aip auth login',

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { Parent } from '../types.js';
+import { verbs } from '../verbs.js';
 import { registerGet } from './get.js';
 import { registerList } from './list.js';
 import { registerPath } from './path.js';
@@ -15,10 +16,12 @@ export function registerConfig(program: Parent, ctx: Context): void {
       .description('read and write non-secret settings of a profile (the key is managed by `aip auth`)'),
     ['aip config list --sources', 'aip config set project my-team/my-project'],
   );
-  registerGet(config, ctx);
-  registerSet(config, ctx);
-  registerUnset(config, ctx);
-  registerList(config, ctx);
-  registerPath(config, ctx);
-  registerProfiles(config, ctx);
+  verbs(config, () => {
+    registerGet(config, ctx);
+    registerSet(config, ctx);
+    registerUnset(config, ctx);
+    registerList(config, ctx);
+    registerPath(config, ctx);
+    registerProfiles(config, ctx);
+  });
 }

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.js';
 import type { Parent } from '../types.js';
+import { verbs } from '../verbs.js';
 import { registerReset } from './reset.js';
 import { registerStart } from './start.js';
 import { registerStatus } from './status.js';
@@ -7,7 +8,9 @@ import { registerStop } from './stop.js';
 
 export function registerEmulator(program: Parent, ctx: Context): void {
   const emulator = registerStart(program, ctx);
-  registerStop(emulator, ctx);
-  registerStatus(emulator, ctx);
-  registerReset(emulator, ctx);
+  verbs(emulator, () => {
+    registerStop(emulator, ctx);
+    registerStatus(emulator, ctx);
+    registerReset(emulator, ctx);
+  });
 }

@@ -3,6 +3,7 @@
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { Parent } from '../types.js';
+import { wholeTree } from '../verbs.js';
 
 function define(program: Parent) {
   const help = program
@@ -15,6 +16,6 @@ function define(program: Parent) {
 export function registerHelp(program: Parent, ctx: Context): void {
   define(program).action(async (topic) => {
     const { runHelp } = await import('./help.run.js');
-    await runHelp(ctx, program, topic);
+    await runHelp(ctx, wholeTree(program), topic);
   });
 }

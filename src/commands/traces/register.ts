@@ -1,6 +1,7 @@
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { Parent } from '../types.js';
+import { verbs } from '../verbs.js';
 import { registerExec } from './exec.js';
 import { registerGenerate } from './generate.js';
 import { registerSend } from './send.js';
@@ -18,8 +19,10 @@ export function registerTraces(program: Parent, ctx: Context): void {
       'aip traces exec --agent triage --conversation "$RUN_ID" -- ./agent.sh',
     ],
   );
-  registerSend(traces, ctx);
-  registerGenerate(traces, ctx);
-  registerExec(traces, ctx);
-  registerSpan(traces, ctx);
+  verbs(traces, () => {
+    registerSend(traces, ctx);
+    registerGenerate(traces, ctx);
+    registerExec(traces, ctx);
+    registerSpan(traces, ctx);
+  });
 }

@@ -1,0 +1,39 @@
+// A noun's verbs are added to the tree either when the noun is registered or, in a tree built for one
+// command line (main), when the noun runs: `aip --help` then builds the 14 commands it lists instead
+// of all 51, and `aip jobs …` the root, the nouns and the verbs of jobs. Help is the same either way:
+// a noun's line in its parent's help does not depend on its verbs, and the verbs are added to the
+// noun as registration left it (commander copies a parent's settings to a command when the command is
+// made, and nothing changes a noun's settings after registration). What walks the whole tree (`aip
+// help <command>`, `aip completion`, the CI annotation's command path) asks for it with wholeTree().
+
+import type { Parent } from './types.js';
+
+/** Per tree built for one command line (its root), the nouns whose verbs wait, and how to add them. */
+const waiting = new WeakMap<Parent, Map<Parent, () => void>>();
+
+/** Adds a noun's verbs: now, or when the noun runs if its tree was built with deferVerbs(). */
+export function verbs(noun: Parent, add: () => void): void {
+  const pending = noun.parent ? waiting.get(noun.parent) : undefined;
+  if (pending) pending.set(noun, add);
+  else add();
+}
+
+/** From now on, the verbs of the nouns added to `root` wait until the noun is dispatched to. */
+export function deferVerbs(root: Parent): void {
+  waiting.set(root, new Map());
+  root.hook('preSubcommand', (_root, noun) => addVerbs(root, noun));
+}
+
+function addVerbs(root: Parent, noun: Parent): void {
+  const pending = waiting.get(root);
+  const add = pending?.get(noun);
+  if (!pending || !add) return;
+  pending.delete(noun);
+  add();
+}
+
+/** The tree with every verb in it, for what walks all of it. */
+export function wholeTree<C extends Parent>(root: C): C {
+  for (const noun of [...(waiting.get(root)?.keys() ?? [])]) addVerbs(root, noun);
+  return root;
+}
