@@ -4,6 +4,7 @@
 // only aip's own styling and control sequences pass as they are. Tests build one over in-memory
 // streams (test/helpers/io.ts).
 
+import { isatty } from 'node:tty';
 import { Chalk, type ChalkInstance } from 'chalk';
 import { CliError, UsageError } from '../errors/errors.js';
 import type { Env } from '../settings/global-options.js';
@@ -25,7 +26,10 @@ export interface InStream extends NodeJS.ReadableStream {
 export interface Streams {
   stdout: OutStream;
   stderr: OutStream;
-  stdin: InStream;
+  /** Read only when a command reads stdin: may be a getter (see processIO). */
+  readonly stdin: InStream;
+  /** Whether stdin is a terminal, when known without making the stream. */
+  stdinIsTTY?: boolean;
 }
 
 export interface Spinner {
@@ -52,7 +56,6 @@ export function isCI(env: Env): boolean {
 }
 
 export class IO {
-  readonly stdin: InStream;
   readonly isStdoutTTY: boolean;
   readonly isStderrTTY: boolean;
   readonly isStdinTTY: boolean;
@@ -73,13 +76,16 @@ export class IO {
     private readonly streams: Streams,
     private readonly env: Env,
   ) {
-    this.stdin = streams.stdin;
     this.isStdoutTTY = streams.stdout.isTTY === true;
     this.isStderrTTY = streams.stderr.isTTY === true;
-    this.isStdinTTY = streams.stdin.isTTY === true;
+    this.isStdinTTY = streams.stdinIsTTY ?? streams.stdin.isTTY === true;
     this.isCI = isCI(env);
     this.style = this.chalkFor(this.isStdoutTTY, false);
     this.errStyle = this.chalkFor(this.isStderrTTY, false);
+  }
+
+  get stdin(): InStream {
+    return this.streams.stdin;
   }
 
   /** Applies the global flags once they are parsed. */
@@ -285,7 +291,17 @@ export function exactJson(text: string): string {
 }
 
 export function processIO(env: Env): IO {
-  const io = new IO({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }, env);
+  // process.stdin is made on first use, and making it costs ~2 ms of every start-up (a file stream
+  // even for /dev/null): it is made only for a command that reads stdin.
+  const streams: Streams = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    get stdin() {
+      return process.stdin;
+    },
+    stdinIsTTY: isatty(0),
+  };
+  const io = new IO(streams, env);
   // `aip … | head -1` closes the pipe early: the reader has all it wanted, so that is no error (and
   // commands that stream stop). Any other failure to write results is reported once, and fails the run.
   let reported = false;
