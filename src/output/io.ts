@@ -23,12 +23,14 @@ export interface InStream extends NodeJS.ReadableStream {
   setRawMode?: (mode: boolean) => unknown;
 }
 
+/** The streams may be getters, read only when first written or read (see processIO). */
 export interface Streams {
-  stdout: OutStream;
-  stderr: OutStream;
-  /** Read only when a command reads stdin: may be a getter (see processIO). */
+  readonly stdout: OutStream;
+  readonly stderr: OutStream;
   readonly stdin: InStream;
-  /** Whether stdin is a terminal, when known without making the stream. */
+  /** Whether each is a terminal, when known without making the stream. */
+  stdoutIsTTY?: boolean;
+  stderrIsTTY?: boolean;
   stdinIsTTY?: boolean;
 }
 
@@ -76,8 +78,8 @@ export class IO {
     private readonly streams: Streams,
     private readonly env: Env,
   ) {
-    this.isStdoutTTY = streams.stdout.isTTY === true;
-    this.isStderrTTY = streams.stderr.isTTY === true;
+    this.isStdoutTTY = streams.stdoutIsTTY ?? streams.stdout.isTTY === true;
+    this.isStderrTTY = streams.stderrIsTTY ?? streams.stderr.isTTY === true;
     this.isStdinTTY = streams.stdinIsTTY ?? streams.stdin.isTTY === true;
     this.isCI = isCI(env);
     this.style = this.chalkFor(this.isStdoutTTY, false);
@@ -291,26 +293,37 @@ export function exactJson(text: string): string {
 }
 
 export function processIO(env: Env): IO {
-  // process.stdin is made on first use, and making it costs ~2 ms of every start-up (a file stream
-  // even for /dev/null): it is made only for a command that reads stdin.
+  // Node makes process.stdin, stdout and stderr on first use, and making them costs milliseconds of
+  // every start-up (a stream, and the net or tty module under it; a file stream even for /dev/null):
+  // each is made when it is first written or read, and whether it is a terminal comes from isatty().
+  let stdout: OutStream | undefined;
+  let reported = false;
   const streams: Streams = {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    get stdout() {
+      if (stdout) return stdout;
+      stdout = process.stdout;
+      // `aip … | head -1` closes the pipe early: the reader has all it wanted, so that is no error
+      // (and commands that stream stop). Any other failure to write results is reported once, and
+      // fails the run.
+      process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EPIPE') return io.markStdoutClosed();
+        if (reported) return;
+        reported = true;
+        process.stderr.write(`error: cannot write to stdout: ${error.code ?? error.message}\n`);
+        process.exitCode = 1;
+      });
+      return stdout;
+    },
+    get stderr() {
+      return process.stderr;
+    },
     get stdin() {
       return process.stdin;
     },
+    stdoutIsTTY: isatty(1),
+    stderrIsTTY: isatty(2),
     stdinIsTTY: isatty(0),
   };
   const io = new IO(streams, env);
-  // `aip … | head -1` closes the pipe early: the reader has all it wanted, so that is no error (and
-  // commands that stream stop). Any other failure to write results is reported once, and fails the run.
-  let reported = false;
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') return io.markStdoutClosed();
-    if (reported) return;
-    reported = true;
-    process.stderr.write(`error: cannot write to stdout: ${error.code ?? error.message}\n`);
-    process.exitCode = 1;
-  });
   return io;
 }
