@@ -39,7 +39,7 @@ import { buildProgram } from '../../src/program.js';
 import { commandTree, tempConfigDir } from '../helpers/cli.js';
 import { fakeIO } from '../helpers/io.js';
 import { hasScript } from '../helpers/pty.js';
-import { aipEnv, BIN, runAip } from '../helpers/spawn.js';
+import { aipEnv, BIN, collect, runAip } from '../helpers/spawn.js';
 
 interface Setting {
   name: string;
@@ -135,31 +135,15 @@ function quote(word: string): string {
  */
 function runOnTerminal(args: string[], columns: number, env: Record<string, string>): Promise<Run> {
   const command = [process.execPath, BIN, ...args].map(quote).join(' ');
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'script',
-      ['-qec', `stty cols ${columns} rows 50 -onlcr; exec ${command}`, '/dev/null'],
-      {
-        env: aipEnv(env),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    // A run that hangs fails this test, not the whole file by its timeout.
-    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  const child = spawn(
+    'script',
+    ['-qec', `stty cols ${columns} rows 50 -onlcr; exec ${command}`, '/dev/null'],
+    {
+      env: aipEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  return collect(child, 30_000).then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
 }
 
 /** fn over items, at most `limit` at a time, results in the items' order. */

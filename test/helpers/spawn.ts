@@ -27,29 +27,42 @@ export function aipEnv(extra: Record<string, string> = {}): Record<string, strin
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: extra.HOME ?? '/nonexistent', ...run, ...extra };
 }
 
+/**
+ * What a child writes, and how it ends. `timeoutMs`: a child still running then is killed, so that a
+ * run that hangs fails its test rather than the whole file by its timeout.
+ */
+export function collect(child: ChildProcess, timeoutMs?: number): Promise<Spawned> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr?.on('data', (d) => {
+      stderr += d;
+    });
+    const killer = timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(killer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
 /** Runs aip to its end; `user` runs it as another user (root's tests of what a user is refused). */
 export function runAip(
   args: string[],
   options: { env?: Record<string, string>; stdin?: string; user?: { uid: number; gid: number } } = {},
 ): Promise<Spawned> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: aipEnv(options.env),
-      stdio: 'pipe',
-      ...options.user,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: aipEnv(options.env),
+    stdio: 'pipe',
+    ...options.user,
   });
+  const done = collect(child);
+  child.stdin.end(options.stdin ?? '');
+  return done;
 }
 
 /** Starts a long-running aip process and resolves once its stderr matches `ready` (killed if it never does). */

@@ -232,7 +232,8 @@ class Checker {
   }
 }
 
-const ANY_VALUE_KEYS = new Set([
+/** AnyValue's fields, in field-number order (1 to 7; span-transcoder.ts dispatches on the index). */
+export const ANY_VALUE_FIELDS = [
   'stringValue',
   'boolValue',
   'intValue',
@@ -240,7 +241,8 @@ const ANY_VALUE_KEYS = new Set([
   'arrayValue',
   'kvlistValue',
   'bytesValue',
-]);
+] as const;
+const ANY_VALUE_KEYS = new Set<string>(ANY_VALUE_FIELDS);
 
 function checkEntityRef(c: Checker, item: unknown, at: JsonPath, i: number): void {
   if (!c.object(item, at, i)) return;

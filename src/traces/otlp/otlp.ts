@@ -7,6 +7,7 @@
 import generatedRoot from '@opentelemetry/otlp-transformer/build/esm/generated/root.js';
 import Long from 'long';
 import protobuf from 'protobufjs/minimal.js';
+import { halves, readDecimalString, setSafeInteger } from './decimal64.js';
 
 // 64-bit fields (times in ns, int attributes) stay exact only with long.js; protobufjs finds it by a
 // dynamic require that a bundle cannot follow, so it is handed over here.
@@ -141,47 +142,19 @@ export function decodeRequest(bytes: Uint8Array): PbExportRequest {
 export const SPAN_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'] as const;
 export const STATUS_CODES = ['UNSET', 'OK', 'ERROR'] as const;
 
-const TWO_32 = 4294967296;
-const TWO_20 = 1048576;
-const TWO_12 = 4096;
-
-/** Two's complement of a 64-bit magnitude. */
-function negate(low: number, high: number): Int64 {
-  return { low: (~low + 1) >>> 0, high: (~high + (low === 0 ? 1 : 0)) >>> 0 };
-}
-
 /**
  * A safe integer, a decimal string or a bigint as 64-bit halves (two's complement for negatives).
  * This runs for every time and integer attribute of every span: numbers and decimal strings are
- * split with plain arithmetic, without BigInt.
+ * split with plain arithmetic (decimal64.ts), without BigInt.
  */
 export function int64(value: string | number | bigint): Int64 {
   if (typeof value === 'number' && Number.isSafeInteger(value)) {
-    const magnitude = Math.abs(value);
-    const low = magnitude >>> 0;
-    const high = Math.floor(magnitude / TWO_32) >>> 0;
-    return value >= 0 ? { low, high } : negate(low, high);
+    setSafeInteger(value);
+    return { low: halves.low, high: halves.high };
   }
-  if (typeof value === 'string') {
-    const negative = value.startsWith('-');
-    const digits = negative ? value.slice(1) : value;
-    if (digits.length <= 15) return int64(negative ? -Number(digits) : Number(digits));
-    if (digits.length <= 20) {
-      // value = H * 1e8 + L, with H < 2^40 and L < 2^27; H = hh * 2^20 + hl.
-      const H = Number(digits.slice(0, -8));
-      const L = Number(digits.slice(-8));
-      const hl = H % TWO_20;
-      const a = Math.floor(H / TWO_20) * 1e8; // times 2^20, below 2^47
-      const b = hl * 1e8 + L; // below 2^48
-      let low = (a % TWO_12) * TWO_20 + (b % TWO_32);
-      let high = Math.floor(a / TWO_12) + Math.floor(b / TWO_32);
-      if (low >= TWO_32) {
-        low -= TWO_32;
-        high += 1;
-      }
-      return negative ? negate(low >>> 0, high >>> 0) : { low: low >>> 0, high: high >>> 0 };
-    }
-  }
+  // A decimal string in range: negatives as int64, others up to 2^64-1 (fixed64).
+  if (typeof value === 'string' && readDecimalString(value, value.startsWith('-')))
+    return { low: halves.low, high: halves.high };
   const big = BigInt.asUintN(64, BigInt(value));
   return { low: Number(big & 0xffffffffn), high: Number(big >> 32n) };
 }

@@ -15,6 +15,7 @@ import {
   OPEN_OBJECT,
   QUOTE,
 } from './json-cursor.js';
+import { ANY_VALUE_FIELDS } from './otlp-json.js';
 import { BASE64 } from './otlp-json-fast.js';
 import type { ProtoWriter } from './proto-writer.js';
 
@@ -196,15 +197,8 @@ function messages(
   } while (c.more(CLOSE_ARRAY));
 }
 
-const ANY_VALUE_KEYS = keyTable([
-  'stringValue',
-  'boolValue',
-  'intValue',
-  'doubleValue',
-  'arrayValue',
-  'kvlistValue',
-  'bytesValue',
-]);
+// Field k of AnyValue is index k - 1: the switch below dispatches on it.
+const ANY_VALUE_KEYS = keyTable(ANY_VALUE_FIELDS);
 const VALUES_KEY = keyTable(['values']);
 
 /** An AnyValue's fields; at most one of them set (`null` is not set). */
