@@ -40,7 +40,10 @@ export function readJsonLinesPiece(
     const newline = bytes.indexOf(10, start);
     const end = newline === -1 ? bytes.length : newline;
     const next = newline === -1 ? bytes.length : newline + 1;
-    const events = end - start <= whole ? transcoder.events(bytes, start, end, line) : undefined;
+    const events =
+      end - start <= whole && splitter.betweenDocuments
+        ? transcoder.events(bytes, start, end, line)
+        : undefined;
     if (events) {
       counts.transcoded++;
       splitter.passLine();

@@ -763,6 +763,21 @@ export class OtlpJsonSplitter {
     this.resyncing = false;
   }
 
+  /**
+   * Whether everything pushed so far is read, with no document open: a line the caller reads itself
+   * can only be one that stands alone. After a long line scanned value by value, the splitter may
+   * still be inside its document, and the next lines are that document's to read (or to refuse).
+   */
+  get betweenDocuments(): boolean {
+    return (
+      this.stack.length === 0 &&
+      !this.capture &&
+      !this.skip &&
+      !this.skippingLine &&
+      this.pos >= this.buf.length
+    );
+  }
+
   get documentCount(): number {
     return this.documents;
   }

@@ -51,14 +51,14 @@ function outcome(read: (reader: JsonSpanReader) => void) {
   };
 }
 
-function bothWays(text: string, firstLine = 1) {
+function bothWays(text: string, firstLine = 1, maxLineBytes?: number) {
   const bytes = Buffer.from(text);
   let counts = { transcoded: 0, ordinary: 0 };
   const fast = outcome((reader) => {
-    counts = readJsonLinesPiece(bytes, reader, new LineTranscoder(), { firstLine });
+    counts = readJsonLinesPiece(bytes, reader, new LineTranscoder(), { firstLine, maxLineBytes });
   });
   const ordinary = outcome((reader) => {
-    const splitter = new OtlpJsonSplitter({ firstLine, jsonLines: true });
+    const splitter = new OtlpJsonSplitter({ firstLine, jsonLines: true, maxLineBytes });
     for (const event of [...splitter.push(text), ...splitter.end()]) reader.handle(event);
   });
   return { fast, ordinary, counts };
@@ -248,6 +248,27 @@ describe('JSON Lines, transcoded', () => {
       ),
       { seed: TEST_SEED, numRuns: 150 },
     );
+  });
+
+  it('leaves the lines after a long one still open to the ordinary reader, which reads them as its continuation', () => {
+    // A line over a third of the line limit is scanned value by value; left open, the lines below are
+    // its document's (and a syntax error), not documents of their own (the review's crash).
+    const span = (name: string) => JSON.stringify({ traceId: 'ab'.repeat(16), spanId: 'cd'.repeat(8), name });
+    // Short enough to be transcoded: under 400 bytes, a third of the limit.
+    const short = (name: string) =>
+      `{"resourceSpans":[{"resource":{"attributes":[{"key":"wandb.entity","value":{"stringValue":"e"}},{"key":"wandb.project","value":{"stringValue":"p"}}]},"scopeSpans":[{"spans":[${span(name)}]}]}]}`;
+    const [a, b] = [short('a'), short('b')];
+    const open = `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"spans":[${span('x'.repeat(600))},`;
+    for (const text of [
+      [a, open, b, `${span('last')}]}]}]}`].join('\n'),
+      [a, open, b, b].join('\n'),
+      [open, `${span('y')}]}]}]}`, b].join('\n'),
+    ]) {
+      const { fast, ordinary, counts } = bothWays(text, 1, 1200);
+      expect(fast).toEqual(ordinary);
+      expect(fast.count).toBeGreaterThan(0);
+      expect(counts.transcoded).toBeGreaterThan(0);
+    }
   });
 
   it('gives up, and leaves it to the ordinary reader, on bytes that are not UTF-8', () => {
