@@ -171,6 +171,35 @@ describe('aip traces send', () => {
     ]);
   });
 
+  it('routes spans by a resource that comes after them, in JSON Lines read value by value (review)', async () => {
+    // A line over a third of the line limit is scanned value by value, and its batches are made as
+    // its spans come: those made before the resource are encoded again with it before anything goes.
+    const file = join(t.dir, 'late-resource.jsonl');
+    const late = {
+      attributes: [
+        { key: 'wandb.entity', value: { stringValue: 'team' } },
+        { key: 'wandb.project', value: { stringValue: 'late' } },
+      ],
+    };
+    const spans = Array.from({ length: 6 }, (_, i) => ({
+      ...SPAN,
+      spanId: `eee19b7ec3c1b17${i}`,
+      name: `span ${i} ${'x'.repeat(200)}`,
+    }));
+    const line = JSON.stringify({
+      resourceSpans: [{ scopeSpans: [{ scope: { name: 't' }, spans }], resource: late }],
+    });
+    writeFileSync(file, `${line}\n`);
+    for (const workers of ['0', '2']) {
+      await emu.reset();
+      const r = await run(['traces', 'send', file, '--batch-spans', '1', '--workers', workers], {
+        env: { AIP_MAX_LINE_BYTES: '3000', AIP_PROJECT: 'cfg/default' },
+      });
+      expect([workers, r.code, r.stderr]).toEqual([workers, 0, '']);
+      expect((await stored()).data.map((d) => d.project)).toEqual(Array(6).fill('team/late'));
+    }
+  });
+
   it('refuses spans that would route nowhere, before sending, when no project is configured', async () => {
     const file = join(t.dir, 'unrouted.json');
     writeFileSync(file, JSON.stringify(doc([SPAN, { ...SPAN, spanId: 'eee19b7ec3c1b175' }]), null, 2));

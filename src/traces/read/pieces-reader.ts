@@ -4,7 +4,14 @@
 import { gzipSync } from 'node:zlib';
 import { type Project, withRouting } from '../otlp/routing.js';
 import { GZIP } from '../send/gzip-options.js';
-import { BatchBuilder, type BatchLimits } from './batches.js';
+import {
+  BatchBuilder,
+  type BatchLimits,
+  type EncodedBatch,
+  isStale,
+  type Router,
+  reencode,
+} from './batches.js';
 import { readJsonLinesPiece } from './json-lines.js';
 import { JsonSpanReader } from './json-reader.js';
 import { LineTranscoder } from './line-transcoder.js';
@@ -24,7 +31,9 @@ export interface PiecesSettings {
 
 export class PiecesReader {
   readonly problems = new Problems();
-  private out: PiecesBatch[] = [];
+  /** Batches made and not yet handed on: encoded, not gzipped, their contexts still to be checked. */
+  private out: EncodedBatch[] = [];
+  private readonly route: Router;
   private readonly builder: BatchBuilder;
   private readonly reader: JsonSpanReader;
   private readonly transcoder = new LineTranscoder();
@@ -32,11 +41,8 @@ export class PiecesReader {
 
   constructor(private readonly settings: PiecesSettings) {
     const { project } = settings;
-    this.builder = new BatchBuilder(
-      settings.limits,
-      (context) => withRouting(context.resource, project),
-      (batch) => this.out.push({ bytes: gzipSync(batch.bytes, GZIP), spans: batch.spans }),
-    );
+    this.route = (context) => withRouting(context.resource, project);
+    this.builder = new BatchBuilder(settings.limits, this.route, (batch) => this.out.push(batch));
     this.reader = new JsonSpanReader(this.builder, this.problems, project);
   }
 
@@ -49,7 +55,13 @@ export class PiecesReader {
 
   /** The batches made since the last call, and the spans and documents read since. */
   take(): { batches: PiecesBatch[]; spans: number; documents: number } {
-    const batches = this.out;
+    // A piece holds whole lines, so its documents' resources and scopes are final by now: a batch
+    // made before its resource came (a scanned line with the resource after the spans) is encoded
+    // again with it, so that its spans go to the resource's project (see batches.ts).
+    const batches = this.out.map((batch) => ({
+      bytes: gzipSync(isStale(batch) ? reencode(batch, batch.bytes, this.route) : batch.bytes, GZIP),
+      spans: batch.spans,
+    }));
     this.out = [];
     const { spans, documents } = this.reader;
     const counts = { spans: spans - this.reported.spans, documents: documents - this.reported.documents };
