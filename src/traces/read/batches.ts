@@ -90,6 +90,13 @@ export type Router = (context: ResourceContext) => PbResource;
 const fieldSize = (body: number) => 1 + varintSize(body) + body;
 const stringFieldSize = (s: string | undefined) => (s === undefined ? 0 : fieldSize(Buffer.byteLength(s)));
 
+/** Spans of one scope context, from `start` to `end` in the batch's span bytes. */
+interface SpanRun {
+  scope: ScopeContext;
+  start: number;
+  end: number;
+}
+
 /** Consecutive spans of one scope context in the batch's span bytes. */
 interface Group {
   scope: ScopeContext;
@@ -101,6 +108,8 @@ export class BatchBuilder {
   /** The batch's spans, each as a `spans` field of ScopeSpans, in order. */
   private readonly spans = new ProtoWriter();
   private groups: Group[] = [];
+  /** Where each span of the batch starts in `spans` (for cutting a batch that outgrew its limit). */
+  private spanStarts: number[] = [];
   private spanCount = 0;
   /** Bytes the batch's groups add around their spans, at most. */
   private overhead = 0;
@@ -159,6 +168,7 @@ export class BatchBuilder {
       this.groups.push({ scope, end: this.spans.pos });
       this.overhead += extra;
     }
+    this.spanStarts.push(this.spans.pos - size);
     this.spanCount++;
   }
 
@@ -194,73 +204,107 @@ export class BatchBuilder {
     );
   }
 
-  /** The request of the batch's groups; the batch is then empty. */
+  /** The batch's requests (one, unless it outgrew its limit: see `within`); the batch is then empty. */
   private emitBatch(): void {
-    const groups = this.groups;
-    const span = this.spans.buf;
-    // Sizes first, inside out, so that the request is written once into a buffer of its size.
-    const runs: Array<{ resource: ResourceContext; groups: Group[]; starts: number[]; size: number }> = [];
-    const scopeSizes: number[] = [];
+    const runs: SpanRun[] = [];
     let from = 0;
-    let total = 0;
-    for (const group of groups) {
-      const scopeSize =
-        fieldSize(this.scopeBytes(group.scope).length) +
-        (group.end - from) +
-        stringFieldSize(group.scope.schemaUrl);
-      scopeSizes.push(scopeSize);
-      let run = runs.at(-1);
-      if (run?.resource !== group.scope.resource) {
-        const resource = group.scope.resource;
-        run = {
-          resource,
-          groups: [],
-          starts: [],
-          size: fieldSize(this.resourceBytes(resource).length) + stringFieldSize(resource.schemaUrl),
-        };
-        runs.push(run);
-      }
-      run.groups.push(group);
-      run.starts.push(from);
-      run.size += fieldSize(scopeSize);
+    for (const group of this.groups) {
+      runs.push({ scope: group.scope, start: from, end: group.end });
       from = group.end;
     }
-    for (const run of runs) total += fieldSize(run.size);
+    for (const batch of this.within(runs, this.spanStarts, this.spanCount)) this.emit(batch);
+    this.groups = [];
+    this.spanStarts = [];
+    this.spanCount = 0;
+    this.overhead = 0;
+  }
+
+  /**
+   * The runs as one request, or as two halves (again, as often as needed) when it is over the byte
+   * limit: a resource or scope that grew after its spans were placed (a scanned document with its
+   * resource last) makes the batch larger than its spans were measured for.
+   */
+  private within(runs: SpanRun[], starts: number[], count: number): EncodedBatch[] {
+    const bytes = this.request(runs);
+    if (bytes.length <= this.limits.bytes || count <= 1) {
+      const scopes = runs.map((r) => ({
+        scope: r.scope,
+        scopeVersion: r.scope.version,
+        resourceVersion: r.scope.resource.version,
+      }));
+      return [{ bytes, spans: count, scopes }];
+    }
+    const half = Math.ceil(count / 2);
+    const cut = starts[half]!;
+    const first: SpanRun[] = [];
+    const second: SpanRun[] = [];
+    for (const run of runs) {
+      if (run.end <= cut) first.push(run);
+      else if (run.start >= cut) second.push(run);
+      else {
+        first.push({ ...run, end: cut });
+        second.push({ ...run, start: cut });
+      }
+    }
+    return [
+      ...this.within(first, starts.slice(0, half), half),
+      ...this.within(second, starts.slice(half), count - half),
+    ];
+  }
+
+  /** The ExportTraceServiceRequest of the runs: sizes first, inside out, then written once. */
+  private request(runs: SpanRun[]): Buffer {
+    const span = this.spans.buf;
+    const resources: Array<{ resource: ResourceContext; runs: SpanRun[]; size: number }> = [];
+    const scopeSizes: number[] = [];
+    let total = 0;
+    for (const run of runs) {
+      const scopeSize =
+        fieldSize(this.scopeBytes(run.scope).length) +
+        (run.end - run.start) +
+        stringFieldSize(run.scope.schemaUrl);
+      scopeSizes.push(scopeSize);
+      let entry = resources.at(-1);
+      if (entry?.resource !== run.scope.resource) {
+        const resource = run.scope.resource;
+        entry = {
+          resource,
+          runs: [],
+          size: fieldSize(this.resourceBytes(resource).length) + stringFieldSize(resource.schemaUrl),
+        };
+        resources.push(entry);
+      }
+      entry.runs.push(run);
+      entry.size += fieldSize(scopeSize);
+    }
+    for (const entry of resources) total += fieldSize(entry.size);
 
     const out = new ProtoWriter(total);
     let k = 0;
-    for (const run of runs) {
+    for (const entry of resources) {
       out.tag(1, 2);
-      out.varint(run.size);
+      out.varint(entry.size);
       out.tag(1, 2);
-      out.bytes(this.resourceBytes(run.resource));
-      run.groups.forEach((group, g) => {
+      out.bytes(this.resourceBytes(entry.resource));
+      for (const run of entry.runs) {
         out.tag(2, 2);
         out.varint(scopeSizes[k++]!);
         out.tag(1, 2);
-        out.bytes(this.scopeBytes(group.scope));
-        out.buf.set(span.subarray(run.starts[g]!, group.end), out.pos);
-        out.pos += group.end - run.starts[g]!;
-        if (group.scope.schemaUrl !== undefined) {
+        out.bytes(this.scopeBytes(run.scope));
+        out.buf.set(span.subarray(run.start, run.end), out.pos);
+        out.pos += run.end - run.start;
+        if (run.scope.schemaUrl !== undefined) {
           out.tag(3, 2);
-          out.string(group.scope.schemaUrl);
+          out.string(run.scope.schemaUrl);
         }
-      });
-      if (run.resource.schemaUrl !== undefined) {
+      }
+      if (entry.resource.schemaUrl !== undefined) {
         out.tag(3, 2);
-        out.string(run.resource.schemaUrl);
+        out.string(entry.resource.schemaUrl);
       }
     }
     if (out.pos !== total) throw new Error(`batch of ${total} bytes came out as ${out.pos}`);
-    const scopes = groups.map((g) => ({
-      scope: g.scope,
-      scopeVersion: g.scope.version,
-      resourceVersion: g.scope.resource.version,
-    }));
-    this.emit({ bytes: out.buf, spans: this.spanCount, scopes });
-    this.groups = [];
-    this.spanCount = 0;
-    this.overhead = 0;
+    return out.buf;
   }
 }
 
