@@ -39,6 +39,16 @@ function readCache(dist, filename, length) {
   return data.length > 4 && data.readUInt32LE(0) === length ? data.subarray(4) : undefined;
 }
 
+/**
+ * --enable-source-maps, given on the command line or in NODE_OPTIONS (process.sourceMapsEnabled says
+ * so only from Node 20.7; engines allows 20.0).
+ */
+function sourceMapsEnabled() {
+  if (process.sourceMapsEnabled !== undefined) return process.sourceMapsEnabled;
+  const flag = '--enable-source-maps';
+  return process.execArgv.includes(flag) || (process.env.NODE_OPTIONS ?? '').split(/\s+/).includes(flag);
+}
+
 /** The require function Node gives a module (its makeRequireFunction, minus what bundles never use). */
 function requireFor(module) {
   const moduleRequire = (id) => module.require(id);
@@ -61,8 +71,7 @@ function useCodeCache(dist, record) {
   Module.prototype._compile = function (content, filename) {
     // With --enable-source-maps, Node's own compile: it maps stack traces to the sources, and on
     // Node 20 a vm.Script's frames are not mapped.
-    if (!filename.startsWith(chunks) || process.sourceMapsEnabled)
-      return compile.call(this, content, filename);
+    if (!filename.startsWith(chunks) || sourceMapsEnabled()) return compile.call(this, content, filename);
     const cachedData = readCache(dist, filename, content.length);
     if (!cachedData && !record) return compile.call(this, content, filename);
     const script = new vm.Script(Module.wrap(content), {
