@@ -271,6 +271,20 @@ describe('aip models log', () => {
     expect(logs.data[0]).toMatchObject({ split: 'train', trajectory_groups: [group(1), group(0.5)] });
   });
 
+  it('logs to a split it does not know, saying so (issue 19)', async () => {
+    await create('logged');
+    const r = await run(['models', 'log', 'logged', '--split', 'bogus', '--file', '-', '--json'], {
+      stdin: JSON.stringify([group(1)]),
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('warning: --split "bogus" is not train, val, test: logging to it as given\n');
+    expect(JSON.parse(r.stdout)).toMatchObject({ split: 'bogus', groups: 1 });
+    const quiet = await run(['models', 'log', 'logged', '--split', 'val', '--file', '-', '--json'], {
+      stdin: JSON.stringify([group(1)]),
+    });
+    expect(quiet.stderr).toBe('');
+  });
+
   it("reads a JSON array from stdin, and prints the server's answer with --json", async () => {
     await create('logged');
     const r = await run(['models', 'log', 'logged', '--split', 'val', '--file', '-', '--json'], {
