@@ -157,6 +157,13 @@ describe('aip models create', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('not retried');
       expect(await emu.requests({ method: 'POST' })).toHaveLength(1);
+      // What to do next (issue 19): the command that finds out, pasted as it is.
+      const next = `aip models create --name once --base-model ${BASE} --project local/demo --return-existing`;
+      expect(r.stderr).toContain(`; find out, and create it if it was not, with: ${next}\n`);
+      const [, ...args] = next.split(' ');
+      const check = await run(args);
+      expect(check.code).toBe(0);
+      expect(await emu.requests({ method: 'POST' })).toHaveLength(2);
     }
   });
 });
