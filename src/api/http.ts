@@ -194,10 +194,12 @@ export class HttpClient {
           continue;
         }
         const note = !retryable ? 'not retried: the request may have reached the server' : undefined;
-        throw new NetworkError(
+        const lost = new NetworkError(
           `${o.service} unreachable: ${where} ${failure.message}${note ? `; ${note}` : retry > 0 ? ` (after ${retry + 1} attempts)` : ''}`,
           { cause: error, hint: failure.hint },
         );
+        lost.uncertain = !retryable;
+        throw lost;
       }
       const requestId = response.headers['x-request-id'];
       const contentType = response.headers['content-type'];
@@ -250,7 +252,9 @@ export class HttpClient {
             : undefined;
       const cut = response.cut ? `its body was cut at ${formatSize(ERROR_BODY_BYTES)}` : undefined;
       const notes = [note, cut].filter(Boolean).join('; ') || undefined;
-      throw withAttempts(apiErrorFrom({ ...exchange, note: notes }), retry);
+      const failedError = withAttempts(apiErrorFrom({ ...exchange, note: notes }), retry);
+      failedError.uncertain = retryable && !idempotent;
+      throw failedError;
     }
   }
 

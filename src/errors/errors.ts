@@ -56,6 +56,11 @@ export class CliError extends Error {
   details: string[] = [];
   /** What to do about it, appended to the message. */
   hint: string | undefined;
+  /**
+   * A request that is not safe to repeat (a create) failed after it may have reached the server: its
+   * answer was lost, and whether it was done is unknown. The command says how to find out.
+   */
+  uncertain = false;
 
   constructor(message: string, options?: { hint?: string; details?: string[]; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });

@@ -29,7 +29,12 @@ export function resolveJobArg(ctx: Context, ref: string): string {
  * id (the server's own message then), is returned as it is.
  */
 export function staleJobError(ctx: Context, job: JobRef, error: unknown): unknown {
-  if (!isNotFound(error) || !job.byPrefix || !job.entry) return error;
+  if (!isNotFound(error)) return error;
+  // A job given by an id this machine never created: where the ones it did are (issue 19).
+  if (!job.byPrefix || !job.entry) {
+    error.hint ??= `the jobs created from this machine: ${ctx.commandLine(['jobs', 'list'])}`;
+    return error;
+  }
   return staleError(
     `job ${job.id} (${job.entry.kind}, model ${job.entry.model})`,
     ctx.serviceUrl('training'),

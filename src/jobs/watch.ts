@@ -41,12 +41,11 @@ function trends(state: JobState, width: number): string {
     .join('  ');
 }
 
-function statusLine(state: JobState, seconds: number, columns: number): string {
+/** The status line while watching (progress() cuts it to the terminal's width). */
+function statusLine(state: JobState, seconds: number): string {
   const total = state.total ?? 0;
   const counter = state.total === undefined ? 'queued' : `${bar(state.step, total)} ${state.step}/${total}`;
-  const line = `Training ${counter}  ${trends(state, 12)}  (${Math.floor(seconds)}s)`.replace(/ {3,}/g, '  ');
-  // Wider than the terminal, a redrawn line would wrap and no longer be erased: cut it.
-  return line.length < columns ? line : `${line.slice(0, Math.max(10, columns - 2))}…`;
+  return `Training ${counter}  ${trends(state, 12)}  (${Math.floor(seconds)}s)`.replace(/ {3,}/g, '  ');
 }
 
 export interface WatchOptions {
@@ -90,7 +89,7 @@ export async function watchJob(
   let lastEvent: JobEvent | undefined;
   const started = Date.now();
   const timeout = ctx.globals.timeout;
-  const redraw = () => show.status(statusLine(state, (Date.now() - started) / 1000, io.stderrColumns));
+  const redraw = () => show.status(statusLine(state, (Date.now() - started) / 1000));
   const ticker = io.spinnersEnabled ? setInterval(redraw, 1000) : undefined;
   const { signal, release } = ctx.interruptible();
   let end: FollowEnd;

@@ -23,8 +23,8 @@ export function progress(io: IO): Progress {
   const clear = io.control(CLEAR);
   return {
     status(text) {
-      current = text;
-      io.errWrite(`${clear}${text}`);
+      current = fit(text, io.stderrColumns);
+      io.errWrite(`${clear}${current}`);
     },
     line(text) {
       io.errWrite(`${clear}${text}\n${current}`);
@@ -34,6 +34,15 @@ export function progress(io: IO): Progress {
       current = '';
     },
   };
+}
+
+/**
+ * The text cut to fit one terminal line: wider, a redrawn status line would wrap, and the clear that
+ * redraws it erases only its last row (the rows above stay on the screen, one per redraw).
+ */
+export function fit(text: string, columns: number): string {
+  const chars = Array.from(text);
+  return chars.length < columns ? text : `${chars.slice(0, Math.max(1, columns - 2)).join('')}…`;
 }
 
 /** "█████░░░░░" for done of total. */

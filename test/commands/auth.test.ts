@@ -159,7 +159,7 @@ describe('auth status', () => {
       profile: 'default',
       profile_source: 'default',
       config_file: join(dir, 'config.json'),
-      api_key: { masked: '****cdef', source: 'config profile default' },
+      api_key: { masked: '****cdef', fingerprint: '****cdef', source: 'config profile default' },
       project: { value: 'team/proj', source: 'env AIP_PROJECT' },
       interfaces: [
         { interface: 'training', url: emu.urls.base, key: 'accepted', detail: null },
@@ -178,6 +178,24 @@ describe('auth status', () => {
     const piped = await runCli(['auth', 'status'], { env });
     expect(piped.stdout.split('\n')).toContain('api key\t****cdef (env AIP_API_KEY)');
     for (const out of [tty.stdout, piped.stdout]) expect(out).not.toContain(emu.key);
+  });
+
+  it('tells two short keys apart by a fingerprint that gives nothing of them away (issue 19)', async () => {
+    const shown = async (key: string) => {
+      const r = await runCli(['auth', 'status', '--json'], { env: { ...urls(), AIP_API_KEY: key } });
+      const status = JSON.parse(r.stdout);
+      expect(r.stdout).not.toContain(key);
+      return status.api_key as { masked: string; fingerprint: string };
+    };
+    const a = await shown('short-key-one');
+    const b = await shown('short-key-two');
+    // Both mask to ****, as a short key must; the fingerprints differ.
+    expect([a.masked, b.masked]).toEqual(['****', '****']);
+    expect(a.fingerprint).toMatch(/^\*\*\*\* sha256:[0-9a-f]{8}$/);
+    expect(a.fingerprint).not.toBe(b.fingerprint);
+    expect(await shown('short-key-one')).toEqual(a);
+    const text = await runCli(['auth', 'status'], { env: { ...urls(), AIP_API_KEY: 'short-key-one' } });
+    expect(text.stdout).toContain(`api key\t${a.fingerprint} (env AIP_API_KEY)`);
   });
 
   it('exits 4 without a key, still showing where it looked', async () => {
@@ -223,7 +241,11 @@ describe('auth status', () => {
       const r = await runCli(['--profile', 'local', 'auth', 'status', '--json'], { env });
       expect(r.code).toBe(0);
       const status = JSON.parse(r.stdout);
-      expect(status.api_key).toEqual({ masked: '****-key', source: 'built-in profile local' });
+      expect(status.api_key).toEqual({
+        masked: '****-key',
+        fingerprint: '****-key',
+        source: 'built-in profile local',
+      });
       expect(status.interfaces.map((i: { key: string }) => i.key)).toEqual([
         'accepted',
         'accepted',

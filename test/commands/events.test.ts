@@ -108,6 +108,37 @@ describe('aip events', () => {
     expect(r.stderr).toMatch(/still waiting, next try in/);
   });
 
+  it('--follow backs off from 1 s to at most 30 s, and starts again from 1 s after an answer (issue 19)', async () => {
+    const waits = (text: string) => [...text.matchAll(/next try in ([\d.]+)s/g)].map((m) => Number(m[1]));
+    const id = await job(20, false);
+    const path = `/training/v1/preview/training-jobs/${id}/events`;
+    await emu.fault({ path, status: 503, times: 8 });
+    const r = await run(['--max-retries', '0', 'events', id, '--follow', '--jsonl', '--interval', '0.01']);
+    expect(r.code).toBe(0);
+    expect(waits(r.stderr)).toEqual([1, 2, 4, 8, 16, 30, 30, 30]);
+    // Three failures, one answer, two failures: the answer starts the waits again from 1 s. The job
+    // takes a second, so that it is still running when the answer comes (the failures take ms).
+    await emu.control('POST', '/job-plans', { steps: 20, step_ms: 50 });
+    const second = (
+      await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', file, '-q'])
+    ).stdout.trim();
+    const secondPath = `/training/v1/preview/training-jobs/${second}/events`;
+    await emu.fault({ path: secondPath, status: 503, times: 3 });
+    await emu.fault({ path: secondPath, status: 503, skip: 1, times: 2 });
+    const again = await run([
+      '--max-retries',
+      '0',
+      'events',
+      second,
+      '--follow',
+      '--jsonl',
+      '--interval',
+      '0.01',
+    ]);
+    expect(again.code).toBe(0);
+    expect(waits(again.stderr)).toEqual([1, 2, 4, 1, 2]);
+  });
+
   it('--follow resumes after a given cursor without repeating it, and --json collects one array', async () => {
     const id = await job(5);
     const all = JSON.parse((await run(['events', id, '--all', '--json'])).stdout) as Event[];

@@ -193,6 +193,10 @@ describe('aip jobs create rl', () => {
       const r = await run(['jobs', 'create', 'rl', '--model', modelId, '--file', groupsFile(), '--wait']);
       expect([fault, r.code]).toEqual([fault, 1]);
       expect(r.stderr).toContain('not retried');
+      // What to do next (issue 19): the platform cannot list jobs; a job that ran leaves checkpoints.
+      expect(r.stderr).toContain(
+        `; it was not remembered, and the platform cannot list jobs: to see whether it ran, watch for new checkpoints with aip checkpoints list ${modelId} before creating it again`,
+      );
       expect(await emu.requests({ method: 'POST', path: '/training/v1/preview/training-jobs' })).toHaveLength(
         1,
       );

@@ -157,6 +157,13 @@ describe('aip models create', () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('not retried');
       expect(await emu.requests({ method: 'POST' })).toHaveLength(1);
+      // What to do next (issue 19): the command that finds out, pasted as it is.
+      const next = `aip models create --name once --base-model ${BASE} --project local/demo --return-existing`;
+      expect(r.stderr).toContain(`; find out, and create it if it was not, with: ${next}\n`);
+      const [, ...args] = next.split(' ');
+      const check = await run(args);
+      expect(check.code).toBe(0);
+      expect(await emu.requests({ method: 'POST' })).toHaveLength(2);
     }
   });
 });
@@ -269,6 +276,20 @@ describe('aip models log', () => {
       data: Array<{ split: string; trajectory_groups: unknown[] }>;
     };
     expect(logs.data[0]).toMatchObject({ split: 'train', trajectory_groups: [group(1), group(0.5)] });
+  });
+
+  it('logs to a split it does not know, saying so (issue 19)', async () => {
+    await create('logged');
+    const r = await run(['models', 'log', 'logged', '--split', 'bogus', '--file', '-', '--json'], {
+      stdin: JSON.stringify([group(1)]),
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('warning: --split "bogus" is not train, val, test: logging to it as given\n');
+    expect(JSON.parse(r.stdout)).toMatchObject({ split: 'bogus', groups: 1 });
+    const quiet = await run(['models', 'log', 'logged', '--split', 'val', '--file', '-', '--json'], {
+      stdin: JSON.stringify([group(1)]),
+    });
+    expect(quiet.stderr).toBe('');
   });
 
   it("reads a JSON array from stdin, and prints the server's answer with --json", async () => {

@@ -234,6 +234,13 @@ describe('aip traces send', () => {
     const notPb = await run(['traces', 'send', pb]);
     expect(notPb.code).toBe(2);
     expect(notPb.stderr).toMatch(new RegExp(`^${pb}: not an OTLP ExportTraceServiceRequest in protobuf: `));
+    // A file that starts as JSON and is not: a JSON error at its place, not a protobuf one.
+    const broken = join(t.dir, 'broken.json');
+    writeFileSync(broken, '{not json}\n');
+    const notJson = await run(['traces', 'send', broken]);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr.split('\n')[0]).toMatch(new RegExp(`^${broken}:1: invalid JSON`));
+    expect(notJson.stderr).not.toMatch(/protobuf/);
     const empty = join(t.dir, 'empty.json');
     writeFileSync(empty, '{"resourceSpans": []}');
     expect((await run(['traces', 'send', empty])).stderr).toBe(

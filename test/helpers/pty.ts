@@ -24,10 +24,15 @@ export interface Terminal {
   signal(signal: NodeJS.Signals): void;
 }
 
-export function startTerminal(args: string[], env: Record<string, string>): Terminal {
+export function startTerminal(
+  args: string[],
+  env: Record<string, string>,
+  options: { columns?: number } = {},
+): Terminal {
   const quoted = [process.execPath, BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
   // A fixed size: a pseudo-terminal made from a pipe has none, and readline wraps by the width.
-  const child = spawn('script', ['-qec', `stty cols 200 rows 50; exec ${quoted}`, '/dev/null'], {
+  const columns = options.columns ?? 200;
+  const child = spawn('script', ['-qec', `stty cols ${columns} rows 50; exec ${quoted}`, '/dev/null'], {
     env: aipEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -1,11 +1,12 @@
 // `aip auth login`: take a key (hidden prompt on a terminal, or stdin with --with-key, never argv),
 // check it against the inference model list, and only then store it (mode 0600, atomically).
 
+import { keyFingerprint } from '../../auth/fingerprint.js';
 import { checkInference } from '../../auth/verify.js';
 import type { Context } from '../../context.js';
 import { AUTH_HINT, AuthError, UsageError } from '../../errors/errors.js';
 import { promptSecret } from '../../output/prompt.js';
-import { maskSecret, rememberSecret } from '../../output/secrets.js';
+import { rememberSecret } from '../../output/secrets.js';
 import { updateConfig } from '../../settings/json-store.js';
 import type { LoginOptions } from './login.js';
 
@@ -59,7 +60,7 @@ export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> 
     data.profiles[settings.profile] = { ...data.profiles[settings.profile], 'api-key': key };
   });
   io.info(
-    `Logged in: key ${maskSecret(key)} saved to profile "${settings.profile}" in ${file} (accepted by ${check.url}${check.detail ? `, ${check.detail}` : ''})`,
+    `Logged in: key ${keyFingerprint(key)} saved to profile "${settings.profile}" in ${file} (accepted by ${check.url}${check.detail ? `, ${check.detail}` : ''})`,
   );
   if (ctx.env.AIP_API_KEY?.trim())
     io.warn('AIP_API_KEY is set in the environment and takes precedence over the saved key');

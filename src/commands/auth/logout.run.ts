@@ -1,5 +1,5 @@
+import { keyFingerprint } from '../../auth/fingerprint.js';
 import type { Context } from '../../context.js';
-import { maskSecret } from '../../output/secrets.js';
 import { updateConfig } from '../../settings/json-store.js';
 import { BUILTIN_PROFILES } from '../../settings/profiles.js';
 
@@ -15,7 +15,9 @@ export async function runLogout(ctx: Context): Promise<void> {
     delete stored['api-key'];
   });
   if (removed.key)
-    io.info(`Removed the key ${maskSecret(removed.key)} from profile "${profile}" in ${settings.configFile}`);
+    io.info(
+      `Removed the key ${keyFingerprint(removed.key)} from profile "${profile}" in ${settings.configFile}`,
+    );
   else io.info(`No key is stored for profile "${profile}"`);
   // Say what still provides a key, so that "logged out" is not mistaken for "no key will be sent".
   if (ctx.env.AIP_API_KEY?.trim()) io.warn('AIP_API_KEY is set in the environment and is still used');

@@ -1,6 +1,7 @@
 // `aip auth status`: which key is in use (masked) and where it comes from, the profile, project and
 // URLs, and whether the Training and Inference APIs accept the key. Exit 4 without a usable key.
 
+import { keyFingerprint } from '../../auth/fingerprint.js';
 import { checkInference, checkTraining, type KeyCheck } from '../../auth/verify.js';
 import type { Context } from '../../context.js';
 import { AUTH_HINT, AuthError } from '../../errors/errors.js';
@@ -38,7 +39,9 @@ export async function runStatus(ctx: Context): Promise<void> {
       profile: settings.profile,
       profile_source: settings.profileSource,
       config_file: settings.configFile,
-      api_key: apiKey ? { masked: maskSecret(apiKey.key), source: apiKey.source } : null,
+      api_key: apiKey
+        ? { masked: maskSecret(apiKey.key), fingerprint: keyFingerprint(apiKey.key), source: apiKey.source }
+        : null,
       project: { value: project.value ?? null, source: project.source },
       interfaces: rows,
     });
@@ -58,7 +61,7 @@ export async function runStatus(ctx: Context): Promise<void> {
     printFields(io, [
       ['profile', `${settings.profile} (${settings.profileSource})`],
       ['config file', settings.configFile],
-      ['api key', apiKey ? `${maskSecret(apiKey.key)} (${apiKey.source})` : s.red('none')],
+      ['api key', apiKey ? `${keyFingerprint(apiKey.key)} (${apiKey.source})` : s.red('none')],
       ['project', project.value ? `${project.value} (${project.source})` : s.dim('not set')],
       ...rows.map((row): [string, string] => [row.interface, verdict(row)]),
     ]);

@@ -8,6 +8,7 @@ import { assertWritable, loadTranscript, saveTranscript } from '../../chat/trans
 import type { ChatMessage } from '../../chat/types.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors/errors.js';
+import { isNotFound } from '../../local-record/stale.js';
 import type { ChatOptions } from './chat.js';
 import { usageLine } from './usage.js';
 
@@ -131,7 +132,11 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
     if (streamed) io.write('\n');
     await endSpan?.({ error });
     // A 404 for a model named from the local record may be a stale name: said so when it is.
-    throw remembered ? await staleChatModel(ctx, remembered, error) : error;
+    if (remembered) throw await staleChatModel(ctx, remembered, error);
+    // Any other unknown model on the Inference API: where the names it knows are (issue 19).
+    if (isNotFound(error) && target.api === 'inference' && !error.hint)
+      error.hint = `the models it serves: ${ctx.commandLine(['models', 'list'])}`;
+    throw error;
   } finally {
     release();
   }

@@ -128,7 +128,15 @@ async function submit(
   const record = jobRecordFile(ctx);
   readJobRecord(record);
   // The only 404 a create can meet is for its model: one named here may be stale.
-  const job = await withModel(ctx, model, () => training.send<JobResponse>(request));
+  let job: JobResponse;
+  try {
+    job = await withModel(ctx, model, () => training.send<JobResponse>(request));
+  } catch (error) {
+    // The job may have been made, and the platform cannot list jobs: what a job leaves is checkpoints.
+    if (error instanceof CliError && error.uncertain)
+      error.hint = `it was not remembered, and the platform cannot list jobs: to see whether it ran, watch for new checkpoints with ${ctx.commandLine(['checkpoints', 'list', model.id])} before creating it again`;
+    throw error;
+  }
   // The contract's whole answer is {id}: without one there is no job to remember or follow.
   if (!isObject(job) || typeof job.id !== 'string' || !job.id)
     throw new CliError(

@@ -4,7 +4,7 @@
 import type { ModelResponse } from '../../api/types.js';
 import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
-import { ApiError, UsageError } from '../../errors/errors.js';
+import { ApiError, CliError, UsageError } from '../../errors/errors.js';
 import { fullName, readModelRecord, rememberModel } from '../../models/local-record.js';
 import { modelRecordFile } from '../../models/resolve.js';
 import { printFields } from '../../output/table.js';
@@ -47,6 +47,20 @@ export async function runCreate(ctx: Context, opts: CreateOptions): Promise<void
   } catch (error) {
     if (error instanceof ApiError && error.status === 409)
       error.hint = 'pass --return-existing to get the existing model';
+    // The model may have been made: the same create with --return-existing gives it if it was, and
+    // makes it if it was not (a model is found by its name).
+    if (error instanceof CliError && error.uncertain)
+      error.hint = `find out, and create it if it was not, with: ${ctx.commandLine([
+        'models',
+        'create',
+        '--name',
+        opts.name,
+        '--base-model',
+        opts.baseModel,
+        '--project',
+        project,
+        '--return-existing',
+      ])}`;
     throw error;
   }
   printModel(ctx, model);

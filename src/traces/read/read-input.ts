@@ -132,12 +132,14 @@ async function* gunzip(name: string, input: AsyncIterable<Buffer>): AsyncGenerat
 }
 
 /**
- * JSON or protobuf? JSON starts (after a byte-order mark and white space) with `{` and then a key or
- * `}`. A protobuf request starts with 0x0a, a newline to a JSON reader, and its length byte can be
- * `{`: the key after it is what tells them apart.
+ * JSON or protobuf? A protobuf request starts with 0x0a (field 1 of ExportTraceServiceRequest), never
+ * with `{`: a file whose first byte (after a byte-order mark) is `{` is JSON, however broken, and is
+ * read as JSON, which says where it breaks. 0x0a is a newline to a JSON reader, and the length byte
+ * after it can be `{`: after white space, the key after the `{` is what tells them apart.
  */
 export function looksLikeJson(head: Buffer): boolean {
   const text = head.subarray(0, 256).toString('latin1');
+  if (/^(\u00ef\u00bb\u00bf)?\{/.test(text)) return true;
   return /^(\u00ef\u00bb\u00bf)?\s*(\{\s*(\}|"[^"\\\u0000-\u001f]{0,100}"\s*:)|$)/.test(text);
 }
 

@@ -195,5 +195,8 @@ describe('telling JSON from protobuf', () => {
     expect(looksLikeJson(Buffer.from([0x0a, 0x7b, 0x0a, 0x55, 0x0a, 0x12]))).toBe(false);
     expect(looksLikeJson(Buffer.from([0x0a, 0x7b, 0x0a, 0x22, 0x0a, 0x0c, 0x73]))).toBe(false);
     expect(looksLikeJson(Buffer.from([0x0a, 0x05, 0x01]))).toBe(false);
+    // A first byte of "{" is never protobuf: broken JSON is still JSON (issue 19).
+    for (const text of ['{not json}', '{', '\uFEFF{"resourceSpans": [', '{{'])
+      expect(looksLikeJson(Buffer.from(text))).toBe(true);
   });
 });
