@@ -23,7 +23,7 @@ export function progress(io: IO): Progress {
   const clear = io.control(CLEAR);
   return {
     status(text) {
-      current = fit(text, io.stderrColumns);
+      current = fitLine(text, io.stderrColumns);
       io.errWrite(`${clear}${current}`);
     },
     line(text) {
@@ -40,7 +40,7 @@ export function progress(io: IO): Progress {
  * The text cut to fit one terminal line: wider, a redrawn status line would wrap, and the clear that
  * redraws it erases only its last row (the rows above stay on the screen, one per redraw).
  */
-export function fit(text: string, columns: number): string {
+export function fitLine(text: string, columns: number): string {
   const chars = Array.from(text);
   return chars.length < columns ? text : `${chars.slice(0, Math.max(1, columns - 2)).join('')}…`;
 }

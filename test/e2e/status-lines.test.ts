@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fit } from '../../src/output/progress.js';
+import { fitLine } from '../../src/output/progress.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { hasScript, startTerminal } from '../helpers/pty.js';
 
@@ -25,10 +25,10 @@ function statusLines(raw: string): string[] {
 
 describe('status lines', () => {
   it('are cut to the width, by characters, with an ellipsis', () => {
-    expect(fit('short', 40)).toBe('short');
-    expect(fit('x'.repeat(39), 40)).toBe('x'.repeat(39));
-    expect(fit('x'.repeat(40), 40)).toBe(`${'x'.repeat(38)}…`);
-    expect(Array.from(fit('🚀'.repeat(50), 40))).toHaveLength(39);
+    expect(fitLine('short', 40)).toBe('short');
+    expect(fitLine('x'.repeat(39), 40)).toBe('x'.repeat(39));
+    expect(fitLine('x'.repeat(40), 40)).toBe(`${'x'.repeat(38)}…`);
+    expect(Array.from(fitLine('🚀'.repeat(50), 40))).toHaveLength(39);
   });
 
   it.runIf(hasScript)(
