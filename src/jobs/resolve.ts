@@ -25,12 +25,12 @@ export function resolveJobArg(ctx: Context, ref: string): string {
 
 /**
  * A 404 for a job given by the start of a remembered id: "job ID (rl, model NAME) no longer exists on
- * URL; forget it with aip jobs forget PREFIX" (exit 3). Anything else, and a job given by its whole
- * id (the server's own message then), is returned as it is.
+ * URL; forget it with aip jobs forget PREFIX" (exit 3). A 404 for a job given by its whole id keeps
+ * the server's message, with where the jobs this machine created are listed. Anything else is
+ * returned as it is.
  */
 export function staleJobError(ctx: Context, job: JobRef, error: unknown): unknown {
   if (!isNotFound(error)) return error;
-  // A job given by an id this machine never created: where the ones it did are (issue 19).
   if (!job.byPrefix || !job.entry) {
     error.hint ??= `the jobs created from this machine: ${ctx.commandLine(['jobs', 'list'])}`;
     return error;
