@@ -12,6 +12,7 @@ import {
   type Transport,
 } from './api/transport.js';
 import { AUTH_HINT, AuthError } from './errors/errors.js';
+import { shellWord } from './lib/shell-word.js';
 import { USER_AGENT } from './lib/version.js';
 import type { IO } from './output/io.js';
 import { configFilePath } from './settings/config-file.js';
@@ -196,9 +197,7 @@ export class Context {
     const flags: string[] = [];
     if (g.profile) flags.push('--profile', g.profile);
     if (g.baseUrl) flags.push('--base-url', g.baseUrl);
-    const quote = (word: string) =>
-      /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-    return ['aip', ...flags, ...args].map(quote).join(' ');
+    return ['aip', ...flags, ...args].map(shellWord).join(' ');
   }
 
   training(options: { auth: AuthMode } = { auth: 'required' }): TrainingClient {

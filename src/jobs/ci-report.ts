@@ -12,6 +12,7 @@ import type { GitHubActions } from '../ci/github.js';
 import { markdownCodeBlock, markdownTable, markdownText } from '../ci/markdown.js';
 import type { Context } from '../context.js';
 import { CliError } from '../errors/errors.js';
+import { shellWord } from '../lib/shell-word.js';
 import { formatNumber } from '../output/numbers.js';
 import { formatDuration, isoTime } from '../output/time.js';
 import type { JobAbout, JobProgress } from './shape.js';
@@ -78,11 +79,6 @@ const HEADINGS: Record<WaitEnd, string> = {
   stalled: 'stalled',
   'timed-out': 'still running at the --timeout',
 };
-
-/** A shell word as it can be pasted. */
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 function summary(report: WaitReport, checkpoint: string | undefined): string {
   const { about, progress, state } = report;

@@ -3,11 +3,8 @@
 // span it gives up on goes through the precise checker, which says what and where; it accepts what
 // this lane already converted. Sending a million spans is mostly this function and JSON.parse.
 
+import { isObject } from '../../lib/json.js';
 import { type Int64, int64 } from './otlp.js';
-
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const SIGNED = /^-?\d{1,20}$/;
 const UNSIGNED = /^\d{1,20}$/;
@@ -51,7 +48,9 @@ export function toId(v: unknown, bytes: number): Uint8Array | undefined {
   return id.length === bytes ? id : undefined;
 }
 
-const isUint32 = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 0xffffffff && Number.isInteger(v);
+/** A whole number from 0 to 2^32-1 (uint32 fields, fixed32 flags). */
+export const isUint32 = (v: unknown): v is number =>
+  typeof v === 'number' && v >= 0 && v <= 0xffffffff && Number.isInteger(v);
 
 function anyValue(v: unknown, depth: number): boolean {
   if (!isObject(v) || depth > 32) return false;

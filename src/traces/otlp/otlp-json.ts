@@ -6,6 +6,7 @@
 // never looks at them), as the specification asks of receivers. toJson: the canonical form, with the
 // fields that hold their default value left out, which is how the emulator shows what it stored.
 
+import { isObject } from '../../lib/json.js';
 import {
   type Int64,
   int64String,
@@ -27,8 +28,6 @@ export interface JsonProblem {
 }
 
 type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function describe(value: unknown): string {
   if (value === null) return 'null';

@@ -5,6 +5,7 @@
 // the caller reads the line the ordinary way. Field numbers as in span-writer.ts.
 
 import { halves, readDecimalBytes, setSafeInteger } from './decimal64.js';
+import { HEX_DIGITS } from './hex-digits.js';
 import {
   CLOSE_ARRAY,
   CLOSE_OBJECT,
@@ -18,14 +19,6 @@ import {
 import { ANY_VALUE_FIELDS } from './otlp-json.js';
 import { BASE64 } from './otlp-json-fast.js';
 import type { ProtoWriter } from './proto-writer.js';
-
-/** Hex digit values by byte; -1 for what is not one. */
-const HEX = new Int8Array(256).fill(-1);
-for (let i = 0; i < 10; i++) HEX[48 + i] = i;
-for (let i = 0; i < 6; i++) {
-  HEX[65 + i] = 10 + i;
-  HEX[97 + i] = 10 + i;
-}
 
 /** The string just read (its escapes decoded), length-delimited. */
 function copyString(c: JsonCursor, w: ProtoWriter): void {
@@ -86,10 +79,10 @@ function copyString(c: JsonCursor, w: ProtoWriter): void {
 /** Four hex digits as a number (an escape `\uXXXX`). */
 function hex4(src: Buffer, k: number, end: number): number {
   if (k + 4 > end) giveUp();
-  const a = HEX[src[k]!]!;
-  const b = HEX[src[k + 1]!]!;
-  const c = HEX[src[k + 2]!]!;
-  const d = HEX[src[k + 3]!]!;
+  const a = HEX_DIGITS[src[k]!]!;
+  const b = HEX_DIGITS[src[k + 1]!]!;
+  const c = HEX_DIGITS[src[k + 2]!]!;
+  const d = HEX_DIGITS[src[k + 3]!]!;
   if ((a | b | c | d) < 0) giveUp();
   return (a << 12) | (b << 8) | (c << 4) | d;
 }
@@ -132,8 +125,8 @@ function idField(c: JsonCursor, w: ProtoWriter, field: number, size: number, opt
   buf[pos++] = size;
   let any = 0;
   for (let k = 0; k < size; k++) {
-    const h = HEX[src[start + 2 * k]!]!;
-    const l = HEX[src[start + 2 * k + 1]!]!;
+    const h = HEX_DIGITS[src[start + 2 * k]!]!;
+    const l = HEX_DIGITS[src[start + 2 * k + 1]!]!;
     if ((h | l) < 0) giveUp();
     const byte = (h << 4) | l;
     any |= byte;

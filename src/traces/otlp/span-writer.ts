@@ -8,23 +8,11 @@
 // a oneof (AnyValue's) is written even when it holds its default, so that the decoder sees which one
 // was set; other fields are written whenever the JSON has them, as protobufjs's encoder does.
 
+import { isObject } from '../../lib/json.js';
 import { halves, readDecimalString, setSafeInteger } from './decimal64.js';
-import { BASE64 } from './otlp-json-fast.js';
+import { HEX_DIGITS } from './hex-digits.js';
+import { BASE64, isUint32 } from './otlp-json-fast.js';
 import type { ProtoWriter } from './proto-writer.js';
-
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isUint32 = (v: unknown): v is number =>
-  typeof v === 'number' && v >= 0 && v <= 0xffffffff && Number.isInteger(v);
-
-/** Hex digit values by character code; -1 for what is not one. */
-const HEX = new Int8Array(128).fill(-1);
-for (let i = 0; i < 10; i++) HEX[48 + i] = i;
-for (let i = 0; i < 6; i++) {
-  HEX[65 + i] = 10 + i;
-  HEX[97 + i] = 10 + i;
-}
 
 /** A field of a hex id of `size` bytes, not all zeros; false (nothing written that counts) if it is not one. */
 function writeId(w: ProtoWriter, tag: number, v: unknown, size: number): boolean {
@@ -38,8 +26,8 @@ function writeId(w: ProtoWriter, tag: number, v: unknown, size: number): boolean
   for (let k = 0; k < size; k++) {
     const hi = v.charCodeAt(2 * k);
     const lo = v.charCodeAt(2 * k + 1);
-    const h = hi < 128 ? HEX[hi]! : -1;
-    const l = lo < 128 ? HEX[lo]! : -1;
+    const h = hi < 256 ? HEX_DIGITS[hi]! : -1;
+    const l = lo < 256 ? HEX_DIGITS[lo]! : -1;
     if (h < 0 || l < 0) return false;
     const byte = (h << 4) | l;
     any |= byte;
@@ -210,7 +198,7 @@ function writeList(
   return true;
 }
 
-function writeSpanFields(w: ProtoWriter, v: Json): boolean {
+function writeSpanFields(w: ProtoWriter, v: Record<string, unknown>): boolean {
   if (!writeId(w, 0x0a, v.traceId, 16) || !writeId(w, 0x12, v.spanId, 8)) return false;
   const parent = v.parentSpanId;
   if (parent != null && parent !== '' && !writeId(w, 0x22, parent, 8)) return false;

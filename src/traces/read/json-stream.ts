@@ -9,6 +9,7 @@
 // spans structure and hands each leaf value to JSON.parse separately.
 
 import { DEFAULT_LINE_BYTES, lineTooLarge } from '../../api/limits.js';
+import { isObject } from '../../lib/json.js';
 import { findSyntaxError, lineAt, lineOfPath } from '../../validate/locate.js';
 import type { JsonPath } from '../otlp/otlp-json.js';
 
@@ -72,9 +73,6 @@ interface Capture {
   /** What the value is, once complete. */
   role: { frame: Frame; key: string | number };
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9 || c === 0xfeff;
