@@ -15,6 +15,7 @@ import { AUTH_HINT, AuthError } from './errors/errors.js';
 import { shellWord } from './lib/shell-word.js';
 import { USER_AGENT } from './lib/version.js';
 import type { IO } from './output/io.js';
+import { choosePager } from './output/pager.js';
 import { configFilePath } from './settings/config-file.js';
 import type { Env, GlobalOptions } from './settings/global-options.js';
 import { type ResolvedKey, Settings } from './settings/resolve.js';
@@ -156,6 +157,21 @@ export class Context {
           ? (key) => ({ authorization: `Basic ${Buffer.from(`api:${key}`).toString('base64')}` })
           : undefined,
     });
+  }
+
+  /**
+   * For output that can run to hundreds of lines (lists, every page of events): on a terminal it goes
+   * through a pager (output/pager.ts says which, and when not).
+   */
+  pageLongOutput(): void {
+    const { io } = this;
+    const choice = choosePager(this.env, {
+      stdoutIsTTY: io.isStdoutTTY,
+      ci: io.isCI,
+      noPager: this.globals.pager === false,
+    });
+    if (choice.pager) io.pageOutput(choice.pager);
+    else if (choice.problem) io.warn(`${choice.problem}: printing without a pager`);
   }
 
   /**

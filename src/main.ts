@@ -41,8 +41,12 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
   const program = buildProgram(ctx, { deferVerbs: true });
   try {
     await program.parseAsync(argv, { from: 'user' });
+    // Ctrl-C while a pager had the terminal: the command was not stopped, but the user asked it to be.
+    if ((await deps.io.closePager()).interrupted) throw new InterruptedError();
     return ExitCode.ok;
   } catch (caught) {
+    // A pager has the terminal until it quits: the message comes after it, where it can be read.
+    await deps.io.closePager();
     // Stopped by SIGTERM rather than Ctrl-C: said so, and exit 143 as a shell would report it.
     const error =
       caught instanceof InterruptedError && ctx.stopSignal === 'SIGTERM'

@@ -90,6 +90,7 @@ function globalOptions(): Option[] {
       parser(parseRetries),
     ),
     new Option('--no-input', 'never prompt; fail instead'),
+    new Option('--no-pager', 'print long output directly, without a pager (also AIP_PAGER=cat)'),
     new Option('-y, --yes', 'confirm destructive actions without asking'),
     new Option(
       '--ci <provider>',

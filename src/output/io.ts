@@ -9,6 +9,8 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { CliError, UsageError } from '../errors/errors.js';
 import type { Env } from '../settings/global-options.js';
 import type { JqFilter } from './jq.js';
+import type { PagerCommand } from './pager.js';
+import { type RunningPager, startPager } from './pager-process.js';
 import { Trust } from './sanitize.js';
 import { redactSecrets, redactUrlSecrets } from './secrets.js';
 
@@ -73,6 +75,12 @@ export class IO {
   private readonly trusted = new Trust();
   private stdoutClosed = false;
   private readonly closeListeners = new Set<() => void>();
+  /** Asked for by a command whose output can be long; started by its first result (pageOutput). */
+  private pagerToStart: PagerCommand | undefined;
+  private pager: RunningPager | undefined;
+  /** Messages for stderr while the pager has the terminal: written once it has quit. */
+  private heldMessages: string[] = [];
+  private readonly runningSpinners = new Set<Spinner>();
 
   constructor(
     private readonly streams: Streams,
@@ -110,9 +118,49 @@ export class IO {
     this.jq = await compileJq(expression, { pretty: this.isStdoutTTY });
   }
 
+  /**
+   * From the first result on, stdout goes through `pager` (output/pager.ts chooses it). Started only
+   * then, so that a command that fails before printing anything, or prints nothing, never shows one,
+   * and the spinner of its requests runs until the results come.
+   */
+  pageOutput(pager: PagerCommand): void {
+    if (this.isStdoutTTY && !this.pager) this.pagerToStart = pager;
+  }
+
+  /** Where results go: the pager while one runs, else stdout. */
+  private get resultStream(): OutStream {
+    if (this.pagerToStart) this.startPagerNow(this.pagerToStart);
+    return this.pager?.stream ?? this.streams.stdout;
+  }
+
+  private startPagerNow(command: PagerCommand): void {
+    this.pagerToStart = undefined;
+    // Nothing may draw on the terminal while the pager has it.
+    for (const spinner of this.runningSpinners) spinner.stop();
+    this.pager = startPager(
+      command,
+      this.streams.stdout.columns,
+      () => this.markStdoutClosed(),
+      (message) => this.heldMessages.push(`${this.errStyle.yellow('warning:')} ${message}\n`),
+    );
+  }
+
+  /** Waits for the pager, if one runs, to quit; then writes what was held for stderr. */
+  async closePager(): Promise<{ interrupted: boolean }> {
+    this.pagerToStart = undefined;
+    const pager = this.pager;
+    if (!pager) return { interrupted: false };
+    const ended = await pager.close();
+    this.pager = undefined;
+    const held = this.heldMessages;
+    this.heldMessages = [];
+    for (const text of held) this.streams.stderr.write(text);
+    return ended;
+  }
+
   /** Text to stdout as it is, but for controls from outside (shown, not acted on) and keys (masked). */
   write(text: string): void {
-    this.streams.stdout.write(redactSecrets(this.trusted.render(text)));
+    this.resultStream.write(redactSecrets(this.trusted.render(text)));
   }
 
   /** aip's own control sequence (a line redrawn in place), to be written as it is. */
@@ -145,7 +193,7 @@ export class IO {
 
   /** Bytes to stdout as they are (binary output: a protobuf file). */
   writeBytes(bytes: Uint8Array): void {
-    (this.streams.stdout as unknown as { write(chunk: Uint8Array): boolean }).write(bytes);
+    (this.resultStream as unknown as { write(chunk: Uint8Array): boolean }).write(bytes);
   }
 
   /** Writes a secret to stdout unmasked: only `aip auth token` does this, on purpose. */
@@ -202,7 +250,9 @@ export class IO {
 
   /** Text to stderr, rendered and masked as `write` does, and secrets in URLs masked too (messages). */
   errWrite(text: string): void {
-    this.streams.stderr.write(redactUrlSecrets(redactSecrets(this.trusted.render(text))));
+    const safe = redactUrlSecrets(redactSecrets(this.trusted.render(text)));
+    if (this.pager) this.heldMessages.push(safe);
+    else this.streams.stderr.write(safe);
   }
 
   err(line = ''): void {
@@ -223,7 +273,9 @@ export class IO {
    * nobody sized, e.g. under `script`) would make ora clear lines forever.
    */
   get spinnersEnabled(): boolean {
-    return this.isStderrTTY && (this.streams.stderr.columns ?? 0) > 0 && !this.isCI && !this.quiet;
+    return (
+      this.isStderrTTY && (this.streams.stderr.columns ?? 0) > 0 && !this.isCI && !this.quiet && !this.pager
+    );
   }
 
   /**
@@ -246,14 +298,17 @@ export class IO {
     const render = (t: string) => redactUrlSecrets(redactSecrets(this.trusted.render(t)));
     const spin = ora({ text: render(text), stream, color: 'cyan', isEnabled: true, discardStdin: false });
     spin.start();
-    return {
+    const spinner: Spinner = {
       update: (t) => {
-        spin.text = render(t);
+        if (this.runningSpinners.has(spinner)) spin.text = render(t);
       },
       stop: () => {
+        this.runningSpinners.delete(spinner);
         spin.stop();
       },
     };
+    this.runningSpinners.add(spinner);
+    return spinner;
   }
 
   async readStdin(): Promise<string> {

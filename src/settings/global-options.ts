@@ -24,6 +24,8 @@ export interface GlobalOptions {
   /** false when --no-input was given. */
   input?: boolean;
   yes?: boolean;
+  /** false when --no-pager was given. */
+  pager?: boolean;
   /** --ci: which CI's workflow commands to speak; unset: GitHub Actions when GITHUB_ACTIONS=true. */
   ci?: 'github' | 'none';
 }
