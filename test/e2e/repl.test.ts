@@ -90,7 +90,8 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
       sent = await chats();
       expect(sent.at(-1)!.messages).toEqual([third]);
 
-      // Ctrl-C during a reply stops it; the REPL stays, and the part shown is in the history.
+      // Ctrl-C during a reply stops it; the REPL stays, the part shown stays on the screen, and the
+      // conversation takes the stopped exchange back (it holds whole turns only).
       await ask(term, '/reset', '(conversation forgotten)');
       await emu.control('POST', '/chat', { token_ms: 60 });
       const long = { role: 'user', content: 'a long story' };
@@ -99,18 +100,18 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
       term.type('a long story\r');
       await term.waitFor(/You asked about "a long story"\. \w+/, from);
       term.type('\u0003');
-      await term.waitFor('(stopped)', from);
+      await term.waitFor('(stopped: this reply is not kept in the conversation)', from);
       await term.waitFor(/\n> $/, from);
       await emu.control('POST', '/chat', { token_ms: 0 });
-      const shown = /(You asked about "a long story"\.[^\n]*)\n\(stopped\)/.exec(
+      const shown = /(You asked about "a long story"\.[^\n]*)\n\(stopped/.exec(
         term.screen().slice(from),
       )?.[1];
       expect(shown).toBeDefined();
       expect(shown!.length).toBeLessThan(longReply.length);
       expect(longReply.startsWith(shown!)).toBe(true);
       const after = { role: 'user', content: 'go on' };
-      await ask(term, 'go on', `${await replyTo([long, { role: 'assistant', content: shown }, after])}\n`);
-      expect((await chats()).at(-1)!.messages).toEqual([long, { role: 'assistant', content: shown }, after]);
+      await ask(term, 'go on', `${await replyTo([after])}\n`);
+      expect((await chats()).at(-1)!.messages).toEqual([after]);
 
       // Ctrl-C at the prompt only says how to leave; Ctrl-D leaves with status 0.
       const beforeHint = term.screen().length;
@@ -179,7 +180,7 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
       ]);
       term.type('\u0004');
       expect(await term.exited).toBe(0);
-      expect(term.screen()).toMatch(/You asked about "q2"\.[^\n]*\n\(stopped\)/);
+      expect(term.screen()).toMatch(/You asked about "q2"\.[^\n]*\n\(stopped: this reply is not kept/);
       expect(await chats()).toHaveLength(2);
       // What was typed during the reply was not echoed into it.
       expect(term.screen()).toContain(`${await replyTo([{ role: 'user', content: 'q1' }])}\n`);
@@ -253,6 +254,48 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
     }
   });
 
+  it('--continue: a reply stopped with Ctrl-C is not written to the transcript, as a whole turn or at all', async () => {
+    await emu.reset();
+    const dir = tempConfigDir();
+    const file = join(dir, 'notes.jsonl');
+    const earlier = '{"role":"user","content":"hi"}\n{"role":"assistant","content":"hello"}\n';
+    writeFileSync(file, earlier);
+    const term = startTerminal(['chat', '-m', MODEL, '--continue', file], {
+      ...emu.env,
+      AIP_CONFIG_DIR: dir,
+      NO_COLOR: '1',
+    });
+    try {
+      await term.waitFor('(2 messages so far)');
+      await emu.control('POST', '/chat', { token_ms: 60 });
+      const from = term.screen().length;
+      term.type('a long story\r');
+      await term.waitFor(/You asked about "a long story"\. \w+/, from);
+      term.type('\u0003');
+      await term.waitFor('(stopped: this reply is not kept in the conversation)', from);
+      await term.waitFor(/\n> $/, from);
+      await emu.control('POST', '/chat', { token_ms: 0 });
+      expect(readFileSync(file, 'utf8')).toBe(earlier);
+      // The next turn is sent, and saved, without it.
+      const history = [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ];
+      const next = { role: 'user', content: 'something else' };
+      const reply = await replyTo([...history, next]);
+      await ask(term, 'something else', `${reply}\n`);
+      expect((await chats()).at(-1)!.messages).toEqual([...history, next]);
+      expect(readFileSync(file, 'utf8')).toBe(
+        `${earlier}${JSON.stringify(next)}\n${JSON.stringify({ role: 'assistant', content: reply })}\n`,
+      );
+      term.type('/exit\r');
+      expect(await term.exited).toBe(0);
+    } finally {
+      term.kill();
+      await emu.control('POST', '/chat', { token_ms: 0 });
+    }
+  });
+
   it('SIGTERM during a reply stops it and leaves with exit 143', async () => {
     await emu.reset();
     await emu.control('POST', '/chat', { token_ms: 60 });
@@ -267,7 +310,7 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
       await term.waitFor(/You asked about "a long story"\. \w+/);
       term.signal('SIGTERM');
       expect(await term.exited).toBe(143);
-      expect(term.screen()).toMatch(/\(stopped\)\n[\s\S]*error: terminated\n$/);
+      expect(term.screen()).toMatch(/\(stopped: this reply is not kept in the conversation\)\n[\s\S]*error: terminated\n$/);
       expect(await chats()).toHaveLength(1);
     } finally {
       term.kill();

@@ -192,11 +192,18 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
       }
       if (streamed) io.write('\n');
       else if (!state.stream && !outcome.interrupted) io.out(outcome.content);
-      // What the user saw is what the conversation holds, a stopped reply included; a reply stopped
-      // before any of it came takes its question back.
-      if (outcome.content) state.messages.push({ role: 'assistant', content: outcome.content });
-      else if (outcome.interrupted) state.messages.pop();
-      if (outcome.interrupted) io.err('(stopped)');
+      if (outcome.interrupted) {
+        // A stopped reply stays on the screen, but the conversation (and so the transcript) holds
+        // whole turns only: it is taken back with its question, as after a failed turn, so that
+        // neither the next request nor a later --continue takes part of an answer for all of it
+        // (llm keeps no stopped reply either). The question can be asked again.
+        state.messages.pop();
+        io.err(outcome.content ? '(stopped: this reply is not kept in the conversation)' : '(stopped)');
+        if (state.usage) io.err(usageLine(outcome.usage));
+        await endSpan?.(outcome);
+        return;
+      }
+      state.messages.push({ role: 'assistant', content: outcome.content });
       if (state.usage) io.err(usageLine(outcome.usage));
       if (state.transcript) {
         // Said, and the turn stands: the reply is on the screen and in the conversation.
