@@ -310,7 +310,9 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
       await term.waitFor(/You asked about "a long story"\. \w+/);
       term.signal('SIGTERM');
       expect(await term.exited).toBe(143);
-      expect(term.screen()).toMatch(/\(stopped: this reply is not kept in the conversation\)\n[\s\S]*error: terminated\n$/);
+      expect(term.screen()).toMatch(
+        /\(stopped: this reply is not kept in the conversation\)\n[\s\S]*error: terminated\n$/,
+      );
       expect(await chats()).toHaveLength(1);
     } finally {
       term.kill();
