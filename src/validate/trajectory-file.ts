@@ -29,10 +29,40 @@ export async function checkTrajectoryFile(
 ): Promise<TrajectoryFile> {
   const stats = emptyGroupStats();
   const source = openSource(path, ctx.io, lineLimitFrom(ctx.env));
-  const checked = await checkDocuments(source, (value) => checkGroup(value, stats), { collect });
+  const empty: EmptyGroups = { count: 0, first: undefined };
+  const checked = await checkDocuments(
+    source,
+    (value) => {
+      const before = stats.trajectories;
+      const issues = checkGroup(value, stats);
+      if (issues.length === 0 && stats.trajectories === before) {
+        empty.count++;
+        empty.first ??= stats.groups;
+      }
+      return issues;
+    },
+    { collect },
+  );
   requireDocuments(checked, 'trajectory groups');
   annotateProblems(ctx.io, checked, 'invalid trajectory group');
+  if (empty.count > 0) ctx.io.warn(emptyGroupsWarning(checked.name, empty));
   return { groups: checked.values, stats, checked };
+}
+
+/** Groups with no trajectories; `first` counted from 1 among the file's valid groups. */
+interface EmptyGroups {
+  count: number;
+  first: number | undefined;
+}
+
+/**
+ * The contract takes a group with no trajectories (`{"trajectories": []}`), so it is sent; but it
+ * holds nothing to train on or to log, which is almost always a generator's mistake.
+ */
+function emptyGroupsWarning(name: string, empty: EmptyGroups): string {
+  const count = empty.count === 1 ? 'a group has' : `${empty.count} groups have`;
+  const where = empty.count === 1 ? `group ${empty.first}` : `the first is group ${empty.first}`;
+  return `${name}: ${count} no trajectories (${where}): valid, but there is nothing in it to learn from`;
 }
 
 /** The groups of a file, or a usage error (exit 2) after listing every problem on stderr. */

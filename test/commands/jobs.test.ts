@@ -425,6 +425,25 @@ describe('aip jobs validate', () => {
     expect((await emu.requests()).map((r) => r.path)).toEqual(['/training/v1/preview/models']);
   });
 
+  it('rl: a group with no trajectories is valid by the contract, so it is sent, but said', async () => {
+    const one = await run(['jobs', 'validate', 'rl', '-'], {
+      stdin: '{"trajectories": [{"reward": 1}]}\n{"trajectories": []}\n',
+    });
+    expect(one.code).toBe(0);
+    expect(one.stderr).toBe(
+      'warning: stdin: a group has no trajectories (group 2): valid, but there is nothing in it to learn from\n',
+    );
+    const file = join(t.dir, 'empty-groups.jsonl');
+    writeFileSync(file, '{"trajectories": [{"reward": 1}]}\n{"trajectories": []}\n'.repeat(3));
+    const created = await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', file, '-q']);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toBe(
+      `warning: ${file}: 3 groups have no trajectories (the first is group 2): valid, but there is nothing in it to learn from\n`,
+    );
+    const sent = (await emu.requests({ method: 'POST', path: '/training/v1/preview/training-jobs' }))[0]!;
+    expect((sent.body as { trajectory_groups: unknown[] }).trajectory_groups).toHaveLength(6);
+  });
+
   it('sft: counts examples, and reports each problem with its line and path', async () => {
     const ok = await run([
       'jobs',
