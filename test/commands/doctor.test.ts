@@ -2,6 +2,8 @@
 // masked in every message.
 
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
@@ -74,6 +76,36 @@ describe('aip doctor', () => {
     // The table says it: no warning besides, and one error line naming what failed.
     expect(r.stderr).toBe('error: doctor found 3 problems: config directory, config file, inference\n');
     chmodSync(dir, 0o700);
+  });
+
+  it('gives each interface its latency, and warns of a clock off by more than a minute from the server', async () => {
+    // A Training API whose clock is ten minutes behind this machine's.
+    const server = createServer((_req, res) => {
+      res.sendDate = false;
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        date: new Date(Date.now() - 600_000).toUTCString(),
+      });
+      res.end('{"status":"ok"}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      const env = { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_BASE_URL: base };
+      const rows = JSON.parse((await runCli(['doctor', '--json'], { env })).stdout) as Row[];
+      expect(rows.find((row) => row.check === 'clock')).toEqual({
+        check: 'clock',
+        status: 'warn',
+        detail: expect.stringMatching(
+          /^(599|600|601) s ahead of the training API's \(set the clock: time-stamped requests and TLS can fail\)$/,
+        ),
+      });
+      expect(rows.find((row) => row.check === 'inference')?.detail).toMatch(
+        /^http:\/\/127\.0\.0\.1:\d+\/inference\/v1\/models (ok|reachable) in [\d.]+ ms, key accepted$/,
+      );
+    } finally {
+      server.close();
+    }
   });
 
   it('names plain http to another machine, and sends the key nowhere', async () => {
