@@ -38,13 +38,18 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** Median wall time of a command, in ms; the cases of one group are interleaved run by run. */
+/**
+ * Median wall time of a command, in ms; the cases of one group are interleaved run by run. A case is
+ * its argv, or { argv, env } for one that needs more in its environment than the group's.
+ */
 function timeGroup(commands, env) {
   const samples = commands.map(() => []);
   for (let i = 0; i < WARMUP + runs; i++) {
-    commands.forEach((argv, c) => {
+    commands.forEach((command, c) => {
+      const argv = Array.isArray(command) ? command : command.argv;
+      const caseEnv = Array.isArray(command) ? env : { ...env, ...command.env };
       const started = performance.now();
-      const r = spawnSync(argv[0], argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
+      const r = spawnSync(argv[0], argv.slice(1), { env: caseEnv, stdio: ['ignore', 'ignore', 'pipe'] });
       const ms = performance.now() - started;
       if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
       if (i >= WARMUP) samples[c].push(ms);
@@ -103,8 +108,36 @@ let emulator;
 const envs = [['as set', baseEnv]];
 if (process.env.NODE_EXTRA_CA_CERTS) envs.push(['NODE_EXTRA_CA_CERTS unset', withoutCa]);
 
+/**
+ * A config directory whose local record holds 1,000 jobs (two thirds of them finished), for the TAB
+ * that completes a job id: `aip __complete` reads and lists all of them.
+ */
+function completionFixture() {
+  const dir = join(configDir, 'completion');
+  mkdirSync(dir);
+  const final = {
+    state: 'succeeded',
+    step: 3,
+    num_sequences: null,
+    error_message: null,
+    latest_metrics: { reward: 0.5 },
+  };
+  const jobs = Array.from({ length: 1000 }, (_, i) => ({
+    id: `${i.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`,
+    kind: i % 2 ? 'rl' : 'sft',
+    model_id: '11111111-0000-4000-8000-000000000000',
+    model: 'bench/completion/agent-001',
+    base_url: 'https://api.training.wandb.ai/v1',
+    created_at: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(),
+    ...(i % 3 ? { final } : {}),
+  }));
+  writeFileSync(join(dir, 'jobs.json'), JSON.stringify({ jobs }));
+  return dir;
+}
+const completionDir = completionFixture();
+
 for (const [label, env] of envs) {
-  const [bare, version, help, nounHelp, verbHelp, configList] = timeGroup(
+  const [bare, version, help, nounHelp, verbHelp, configList, completeJob] = timeGroup(
     [
       [node, '-e', '0'],
       [node, bin, '--version'],
@@ -112,6 +145,7 @@ for (const [label, env] of envs) {
       [node, bin, 'jobs', '--help'],
       [node, bin, 'jobs', 'create', 'rl', '--help'],
       [node, bin, 'config', 'list'],
+      { argv: [node, bin, '__complete', '--', 'jobs', 'get', ''], env: { AIP_CONFIG_DIR: completionDir } },
     ],
     env,
   );
@@ -120,6 +154,7 @@ for (const [label, env] of envs) {
   addRow('aip jobs --help', label, nounHelp, 'node -e 0', bare, 1.5);
   addRow('aip jobs create rl --help', label, verbHelp, 'node -e 0', bare, 1.5);
   addRow('aip config list', label, configList, 'node -e 0', bare, 1.5);
+  addRow("aip __complete -- jobs get '' (TAB, 1,000 jobs)", label, completeJob, 'node -e 0', bare, 1.5);
 }
 
 const { origin, stop } = startEmulator(withoutCa);

@@ -223,6 +223,8 @@ export function buildProgram(ctx: Context, options: { deferVerbs?: boolean } = {
   ]);
 
   program.hook('preAction', async (_root, actionCommand) => {
+    // Completion answers with candidates and nothing else (no CI mask lines), whatever the environment.
+    if (actionCommand.name() === '__complete') return;
     ctx.globals = actionCommand.optsWithGlobals<GlobalOptions>();
     const { color, quiet, json, jsonl, jq } = ctx.globals;
     io.configure({ noColor: color === false, quiet, json, jsonl });

@@ -8,7 +8,8 @@ import { UsageError } from '../errors/errors.js';
 import { isObject } from '../lib/json.js';
 import { configDir } from '../settings/config-file.js';
 
-export function recordFile(ctx: Context, name: 'models' | 'jobs'): string {
+/** The record's file; only the environment is needed (completion has no Context's settings to offer). */
+export function recordFile(ctx: Pick<Context, 'env'>, name: 'models' | 'jobs'): string {
   return join(configDir(ctx.env), `${name}.json`);
 }
 

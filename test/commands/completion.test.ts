@@ -1,12 +1,13 @@
+// aip completion: the scripts, driven by the real shells' own completion machinery (bash always; zsh
+// and fish where installed, as they are in CI), each asking the built aip (`aip __complete`, whose
+// answers complete.test.ts checks in detail) on every TAB.
+
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-
-function has(shell: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
-}
+import { bashOffers, fishOffers, has, writeCompletionFixture, zshOffers } from '../helpers/completion.js';
 
 async function script(shell: string): Promise<string> {
   const r = await runCli(['completion', shell], {});
@@ -15,23 +16,22 @@ async function script(shell: string): Promise<string> {
   return r.stdout;
 }
 
-/** What bash would offer after typing `line` (the last word being completed). */
-function bashComplete(source: string, line: string): string[] {
-  const file = join(tempConfigDir(), 'aip.bash');
-  writeFileSync(file, source);
-  const words = line.split(' ');
-  const program = `source ${file}
-COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}
-_aip
-printf '%s\\n' "\${COMPREPLY[@]}"`;
-  const r = spawnSync('bash', ['-c', program], { encoding: 'utf8' });
-  expect(r.stderr).toBe('');
-  return r.stdout.split('\n').filter(Boolean);
+/** A directory holding a file with a space in its name and a subdirectory. */
+function filesDir(): string {
+  const dir = tempConfigDir();
+  writeFileSync(join(dir, 'spans one.jsonl'), '');
+  mkdirSync(join(dir, 'sub'));
+  return dir;
 }
+
+const JOB_A = 'aaaa1111-0000-4000-8000-000000000001';
+const JOB_B = 'bbbb2222-0000-4000-8000-000000000002';
 
 describe('aip completion', () => {
   it('bash: completes nouns, verbs, argument choices and flags from the command tree', async () => {
     const source = await script('bash');
+    const dir = tempConfigDir();
+    const bashComplete = (s: string, line: string) => bashOffers(s, dir, line);
     expect(bashComplete(source, 'aip ')).toEqual(
       expect.arrayContaining(['auth', 'config', 'health', 'system-check', 'emulator', 'completion', 'help']),
     );
@@ -55,6 +55,41 @@ describe('aip completion', () => {
     expect(bashComplete(source, 'aip completion ')).toEqual(expect.arrayContaining(['bash', 'zsh', 'fish']));
   });
 
+  it('bash: subcommands before flags, and values: profiles, models, job ids, choices', async () => {
+    const source = await script('bash');
+    const dir = writeCompletionFixture();
+    const offers = (line: string) => bashOffers(source, dir, line);
+    expect(offers('aip jobs ')).toEqual(['create', 'validate', 'get', 'wait', 'list', 'forget']);
+    expect(offers('aip --profile ')).toEqual(['default', 'local', 'forge', 'staging']);
+    // bash splits "--profile=st" at "=": the value alone replaces the word.
+    expect(offers('aip --profile=st')).toEqual(['staging']);
+    expect(offers('aip --profile=')).toEqual(['default', 'local', 'forge', 'staging']);
+    expect(offers('aip chat -m ')).toEqual([
+      'openai/gpt-oss-20b',
+      'proj/agent-001',
+      'other/agent-001',
+      'solo',
+    ]);
+    expect(offers("aip chat 'a prompt' -m s")).toEqual(['solo']);
+    expect(offers('aip checkpoints list ')).toEqual(['proj/agent-001', 'other/agent-001', 'solo']);
+    expect(offers('aip jobs get ')).toEqual([JOB_B, JOB_A]);
+    expect(offers('aip --profile local jobs get ')).toEqual(['cccc3333-0000-4000-8000-000000000003']);
+    expect(offers('aip chat --api ')).toEqual(['inference', 'training']);
+    // Nothing at all where nothing is known (once, a literal "-" was inserted here).
+    expect(offers('aip chat ')).toEqual([]);
+  });
+
+  it('bash: files where a file is expected, and not where one is not', async () => {
+    const source = await script('bash');
+    const dir = filesDir();
+    const offers = (line: string) => bashOffers(source, tempConfigDir(), line, dir);
+    expect(offers('aip traces send ').sort()).toEqual(['spans one.jsonl', 'sub']);
+    expect(offers('aip jobs create rl --model m --file sp')).toEqual(['spans one.jsonl']);
+    expect(offers('aip emulator --state-dir ')).toEqual(['sub']);
+    expect(offers('aip jobs get ')).toEqual([]);
+    expect(offers('aip config set project ')).toEqual([]);
+  });
+
   it.runIf(has('zsh'))('zsh: is valid zsh', async () => {
     const file = join(tempConfigDir(), '_aip');
     writeFileSync(file, await script('zsh'));
@@ -63,26 +98,99 @@ describe('aip completion', () => {
     expect(r.status).toBe(0);
   });
 
-  it('zsh: describes each command', async () => {
+  it.runIf(has('zsh'))('zsh: describes each command, and each job, model and profile', async () => {
     const source = await script('zsh');
     expect(source.startsWith('#compdef aip\n')).toBe(true);
-    expect(source).toContain(
-      "'login:store an API key for the profile, after checking it against the inference model list'",
+    const lines = [
+      'aip auth ',
+      'aip auth login --w',
+      'aip jobs ',
+      'aip jobs get ',
+      'aip chat -m ',
+      'aip --profile ',
+      'aip chat --api ',
+      'aip traces send ',
+      'aip emulator --state-dir ',
+      'aip chat ',
+      "aip chat 'a prompt' -m s",
+    ];
+    const [auth, login, jobs, jobIds, models, profiles, api, send, stateDir, prompt, quoted] = zshOffers(
+      source,
+      writeCompletionFixture(),
+      lines,
     );
-    expect(source).toContain(
-      "'--with-key:read the key from stdin instead of prompting (never pass a key as an argument)'",
+    expect(auth!.described.login).toBe(
+      'store an API key for the profile, after checking it against the inference model list',
     );
+    expect(login!.described['--with-key']).toBe(
+      'read the key from stdin instead of prompting (never pass a key as an argument)',
+    );
+    expect(jobs!.values).toEqual(['create', 'validate', 'get', 'wait', 'list', 'forget']);
+    expect(jobIds!.values).toEqual([JOB_B, JOB_A]);
+    expect(jobIds!.described).toEqual({
+      [JOB_A]: 'rl team/proj/agent-001, succeeded',
+      [JOB_B]: 'sft team/proj/agent-001, created 2025-02-01 10:20',
+    });
+    expect(models!.values).toEqual(['openai/gpt-oss-20b', 'proj/agent-001', 'other/agent-001', 'solo']);
+    expect(models!.described['openai/gpt-oss-20b']).toBe('the default-model setting');
+    expect(profiles!.values).toEqual(['default', 'local', 'forge', 'staging']);
+    expect(api!.values).toEqual(['inference', 'training']);
+    expect([send!.files, stateDir!.files]).toEqual(['', '-/']);
+    expect(jobIds!.files).toBeUndefined();
+    expect([prompt!.values, prompt!.files]).toEqual([[], undefined]);
+    expect(quoted!.values).toEqual(['solo']);
   });
 
   it.runIf(has('fish'))('fish: is valid fish and offers subcommands for a path', async () => {
     const file = join(tempConfigDir(), 'aip.fish');
     writeFileSync(file, await script('fish'));
     expect(spawnSync('fish', ['--no-execute', file], { encoding: 'utf8' }).status).toBe(0);
-    const r = spawnSync('fish', ['-c', `source ${file}; complete -C 'aip auth '`], { encoding: 'utf8' });
-    expect(r.stdout.split('\n').map((l) => l.split('\t')[0])).toEqual(
+    expect(fishOffers(await script('fish'), tempConfigDir(), 'aip auth ').values).toEqual(
       expect.arrayContaining(['login', 'status', 'logout', 'token']),
     );
   });
+
+  it.runIf(has('fish'))(
+    'fish: values with their descriptions, and files only where a file is expected',
+    async () => {
+      const source = await script('fish');
+      const dir = writeCompletionFixture();
+      const offers = (line: string, cwd?: string) => fishOffers(source, dir, line, cwd);
+      const jobs = offers('aip jobs get ');
+      expect(jobs.values.sort()).toEqual([JOB_A, JOB_B]);
+      expect(jobs.described).toEqual({
+        [JOB_A]: 'rl team/proj/agent-001, succeeded',
+        [JOB_B]: 'sft team/proj/agent-001, created 2025-02-01 10:20',
+      });
+      expect(offers('aip jobs ').values.sort()).toEqual([
+        'create',
+        'forget',
+        'get',
+        'list',
+        'validate',
+        'wait',
+      ]);
+      expect(offers('aip --profile ').described).toMatchObject({
+        staging: 'in the config file',
+        local: 'built in',
+      });
+      expect(offers('aip --profile=st').values).toEqual(['--profile=staging']);
+      expect(offers('aip chat -m ').described).toMatchObject({
+        'openai/gpt-oss-20b': 'the default-model setting',
+      });
+      expect(offers('aip chat "a prompt" -m \'so').values).toEqual(['solo']);
+      expect(offers('aip checkpoints list ').values.sort()).toEqual([
+        'other/agent-001',
+        'proj/agent-001',
+        'solo',
+      ]);
+      const files = filesDir();
+      expect(offers('aip traces send ', files).values.sort()).toEqual(['spans one.jsonl', 'sub/']);
+      expect(offers('aip emulator --state-dir ', files).values).toEqual(['sub/']);
+      expect(offers('aip jobs get ', files).values).not.toContain('sub/');
+      expect(offers('aip chat ', files).values).toEqual([]);
+    },
+  );
 });
 
 describe('aip help', () => {

@@ -131,6 +131,13 @@ describe('start-up', () => {
     }
   });
 
+  it('a TAB (aip __complete) adds its own code and the local records: no conf, nothing heavy', () => {
+    const files = loads(['__complete', '--', 'jobs', 'get', '']);
+    const bundled = sources(files);
+    expect(bundled.some((s) => s.endsWith('src/commands/completion/complete.run.ts'))).toBe(true);
+    expect(bundled.filter((s) => HEAVY.test(s))).toEqual([]);
+  });
+
   it('config list adds only its own code: no conf (loaded for writes) and nothing heavy', () => {
     const files = loads(['config', 'list']);
     // Start-up's two, the verb's code, and the table it prints with.

@@ -98,6 +98,8 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
   'emulator reset': () => ({ argv: ['emulator', 'reset', '--yes', '--state-dir', join(t.dir, 'no-state')] }),
   emulator: () => ({ argv: ['emulator', '--help'] }),
   completion: () => ({ argv: ['completion', 'bash'] }),
+  // What a TAB asks (hidden): reads the config and the local records.
+  __complete: () => ({ argv: ['__complete', '--', 'chat', '-m', ''] }),
   help: () => ({ argv: ['help', 'environment'] }),
   'traces send': () => ({ argv: ['traces', 'send', spansFile] }),
   'traces generate': () => ({ argv: ['traces', 'generate', '--spans', '3'] }),

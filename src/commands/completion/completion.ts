@@ -4,7 +4,7 @@ import { Argument } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { ArgumentsOf, Parent } from '../types.js';
-import { wholeTree } from '../verbs.js';
+import { registerComplete } from './complete.js';
 
 function define(program: Parent) {
   const completion = program
@@ -25,6 +25,7 @@ export type Shell = ArgumentsOf<typeof define>[0];
 export function registerCompletion(program: Parent, ctx: Context): void {
   define(program).action(async (shell) => {
     const { runCompletion } = await import('./completion.run.js');
-    await runCompletion(ctx, wholeTree(program), shell);
+    await runCompletion(ctx, shell);
   });
+  registerComplete(program, ctx);
 }
