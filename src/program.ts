@@ -17,6 +17,7 @@ import { registerHealth } from './commands/health/health.js';
 import { registerHelp } from './commands/help/help.js';
 import { registerJobs } from './commands/jobs/register.js';
 import { registerModels } from './commands/models/register.js';
+import { registerRollouts } from './commands/rollouts/rollouts.js';
 import { registerSystemCheck } from './commands/system-check/system-check.js';
 import { registerTraces } from './commands/traces/register.js';
 import type { Parent } from './commands/types.js';
@@ -243,6 +244,7 @@ export function buildProgram(ctx: Context, options: { deferVerbs?: boolean } = {
   registerEvents(root, ctx);
   registerTraces(root, ctx);
   registerChat(root, ctx);
+  registerRollouts(root, ctx);
   registerHealth(root, ctx);
   registerSystemCheck(root, ctx);
   registerDoctor(root, ctx);

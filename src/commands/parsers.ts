@@ -45,3 +45,20 @@ export function parseNumberList(value: string): number | number[] {
 export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
+
+/** A whole number within bounds, for a flag named in the message. */
+export function parseWhole(flag: string, min: number, max: number): (value: string) => number {
+  return (value) => {
+    if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`${flag}: expected a whole number from ${min} to ${max}`);
+    return Number(value);
+  };
+}
+
+/** Seconds, more than 0 and at most a day (a reward command's timeout). */
+export function parseSecondsUpToADay(value: string): number {
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || seconds <= 0 || seconds > 86_400)
+    throw new InvalidArgumentError('expected seconds, more than 0 and at most 86400');
+  return seconds;
+}

@@ -18,6 +18,7 @@ const { emu } = t;
 let modelId: string;
 let jobId: string;
 let spansFile: string;
+let tasksFile: string;
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 const BASIC = Buffer.from(`api:${TEST_KEY}`).toString('base64');
 const BEARER_HEADER = `Bearer ${TEST_KEY}`;
@@ -30,6 +31,11 @@ beforeAll(async () => {
     await t.run(words`jobs create rl --model ${modelId} --file ${join(EXAMPLES, 'groups.jsonl')} -q`)
   ).stdout.trim();
   spansFile = join(t.dir, 'spans.json');
+  tasksFile = join(t.dir, 'tasks.jsonl');
+  writeFileSync(
+    tasksFile,
+    '{"messages": [{"role": "user", "content": "What is 2 + 2?"}], "reference": "4"}\n',
+  );
   writeFileSync(spansFile, readFileSync(join(import.meta.dirname, '..', 'fixtures', 'spans.json')));
 });
 
@@ -89,6 +95,21 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
   'jobs forget': () => ({ argv: ['jobs', 'forget', '--stale'] }),
   events: () => ({ argv: ['events', jobId, '--all'] }),
   chat: () => ({ argv: ['chat', '-m', 'openai/gpt-oss-20b', '--usage', '--trace', 'hi'] }),
+  // Each run's config directory is new: the model is named by its URI.
+  rollouts: () => ({
+    argv: [
+      'rollouts',
+      '--model',
+      'wandb-artifact:///local/demo/secrets',
+      '--tasks',
+      tasksFile,
+      '--reward',
+      'contains',
+      '-K',
+      '1',
+      '--trace',
+    ],
+  }),
   health: () => ({ argv: ['health'] }),
   doctor: () => ({ argv: ['doctor'] }),
   'system-check': () => ({ argv: ['system-check'] }),

@@ -3,6 +3,7 @@
 
 import { complete, noTextError } from '../../chat/complete.js';
 import { resolveChatTarget, staleChatModel } from '../../chat/model.js';
+import { parseParams } from '../../chat/params.js';
 import type { ChatTracer } from '../../chat/trace.js';
 import { assertWritable, loadTranscript, saveTranscript } from '../../chat/transcript.js';
 import type { ChatMessage } from '../../chat/types.js';
@@ -13,22 +14,6 @@ import type { ChatOptions } from './chat.js';
 import { usageLine } from './usage.js';
 
 const ROLES = ['system', 'developer', 'user', 'assistant'];
-
-/** -o key=value: the value as JSON when it parses (numbers, booleans, objects), else a string. */
-export function parseParams(options: readonly string[] = []): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  for (const option of options) {
-    const eq = option.indexOf('=');
-    if (eq <= 0) throw new UsageError(`-o ${option}: expected key=value`);
-    const value = option.slice(eq + 1);
-    try {
-      params[option.slice(0, eq)] = JSON.parse(value);
-    } catch {
-      params[option.slice(0, eq)] = value;
-    }
-  }
-  return params;
-}
 
 /** The conversation before the prompt: a transcript, then -s (first), then each --message. */
 export function seedMessages(

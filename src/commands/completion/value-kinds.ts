@@ -27,6 +27,9 @@ export const OPTION_VALUES = {
   'aip jobs create sft --experimental-config': 'file',
   'aip jobs list --model': 'model',
   'aip models log --file': 'file',
+  'aip rollouts --model': 'model',
+  'aip rollouts --tasks': 'file',
+  'aip rollouts --output': 'file',
   'aip traces generate --output': 'file',
 } as const satisfies Record<string, ValueKind>;
 

@@ -1,0 +1,133 @@
+// `aip rollouts`: the tasks checked, the reward made ready (every task's reference, or the command),
+// then the run (src/rollouts/run.ts), its groups appended to the file as each is complete; on Ctrl-C
+// or a failure, what was written stays and the message says how to carry on.
+
+import { parseParams } from '../../chat/params.js';
+import type { Context } from '../../context.js';
+import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
+import { openGroupFile } from '../../rollouts/group-file.js';
+import { describeTotals, progressReport } from '../../rollouts/progress-report.js';
+import { type RolloutTotals, runRollouts } from '../../rollouts/run.js';
+import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../rollouts/setup.js';
+import { readTasks } from '../../rollouts/tasks.js';
+import type { RolloutsOptions } from './rollouts.js';
+
+/** -o: key=value is a request parameter, anything else the groups file (at most one). */
+export function splitDashO(values: readonly string[] = []): { file?: string; params: string[] } {
+  const params = values.filter((v) => /^[A-Za-z_][\w.-]*=/.test(v));
+  const files = values.filter((v) => !params.includes(v));
+  if (files.length > 1)
+    throw new UsageError(`-o names ${files.length} groups files (${files.join(', ')}): give one`);
+  return { file: files[0], params };
+}
+
+export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions): Promise<void> {
+  const { io } = ctx;
+  const dashO = splitDashO(options.o);
+  if (dashO.file && options.output && dashO.file !== options.output)
+    throw new UsageError(`-o ${dashO.file} and --output ${options.output}: give the groups file once`);
+  const output = options.output ?? dashO.file;
+  if ((options.resume || options.force) && !output)
+    throw new UsageError(
+      `--${options.resume ? 'resume' : 'force'} is about a groups file: give it with -o FILE`,
+    );
+  if (options.resume && options.force)
+    throw new UsageError('--resume continues the file, --force starts it again: not both');
+  const model = rolloutsModel(ctx, options.model);
+  const params = { ...parseParams([...(options.option ?? []), ...dashO.params]) };
+  const tasks = await readTasks(ctx, options.tasks);
+  const file = output
+    ? openGroupFile(output, { resume: options.resume === true, force: options.force === true })
+    : undefined;
+  try {
+    // A resumed file keeps its seed and model: the rest of it must be sampled the same way.
+    const before = file ? [...file.done.values()] : [];
+    const origin = before[0]?.metadata as { rollout_seed: number; rollout_model: string } | undefined;
+    if (origin && origin.rollout_model !== model)
+      throw new UsageError(
+        `${output} was sampled from ${origin.rollout_model}, not ${model}: give that model, or --force to start again`,
+      );
+    if (origin && options.seed !== undefined && options.seed !== origin.rollout_seed)
+      throw new UsageError(
+        `${output} was sampled with --seed ${origin.rollout_seed}: resume it with that seed`,
+      );
+    const seed = origin?.rollout_seed ?? options.seed ?? Math.floor(ctx.deps.random() * 2 ** 31);
+    if (file && file.cutBytes > 0)
+      io.warn(
+        `${output}: its last line was unfinished (${file.cutBytes} bytes, a stopped run's) and was cut off`,
+      );
+    const pending = tasks.filter((t) => !file?.done.has(t.id));
+    const plan = rolloutPlan(ctx, { ...options, params, seed, model, tasks: pending });
+    if (file && file.done.size > 0)
+      io.info(
+        `${output}: ${file.done.size} of ${tasks.length} tasks done; sampling the other ${pending.length}`,
+      );
+    const report = progressReport(io, pending.length, 'rollouts');
+    let samples = 0;
+    let totals: RolloutTotals = { groups: 0, trajectories: 0, failed: 0, rewardSum: 0, throttled: 0 };
+    const started = Date.now();
+    const sink = file ?? { append: (group: Record<string, unknown>) => io.jsonLine(group) };
+    const { signal, release } = ctx.interruptible({ orStdoutClosed: !file });
+    const resume = ctx.commandLine([
+      'rollouts',
+      '--model',
+      options.model,
+      '--tasks',
+      options.tasks,
+      '--output',
+      output ?? '-',
+      ...(options.reward ? ['--reward', options.reward] : ['--reward-cmd', options.rewardCmd ?? '']),
+      '--seed',
+      String(seed),
+      '--resume',
+    ]);
+    try {
+      totals = await runRollouts(ctx, await rolloutClient(ctx), plan, sink, signal, {
+        onSample: (outcome) => {
+          if (outcome !== 'throttled') samples++;
+          report.update(totals, samples);
+        },
+        onGroup: () => report.update(totals, samples),
+        traceExchange: await traceHook(ctx, options, model),
+      });
+    } catch (error) {
+      report.end();
+      if (file && error instanceof Error && 'hint' in error && !(error as { hint?: string }).hint)
+        (error as { hint?: string }).hint =
+          `the groups written so far are in ${output}; carry on with: ${resume}`;
+      throw error;
+    } finally {
+      release();
+      report.end();
+    }
+    const elapsed = Date.now() - started;
+    if (signal.aborted) {
+      if (io.outputClosed) return;
+      io.err(
+        `Stopped after ${totals.groups} of ${pending.length} groups.${file ? ` Carry on with: ${resume}` : ''}`,
+      );
+      throw new InterruptedError();
+    }
+    const summary = {
+      model,
+      tasks: tasks.length,
+      groups_file: output ?? null,
+      groups_before: before.length,
+      groups_written: totals.groups,
+      trajectories: totals.trajectories,
+      failed: totals.failed,
+      mean_reward: totals.trajectories > 0 ? totals.rewardSum / totals.trajectories : null,
+      throttled: totals.throttled,
+      seed,
+      elapsed_s: elapsed / 1000,
+    };
+    if (ctx.json && file) io.json(summary);
+    io.info(
+      `Wrote ${totals.groups} group${totals.groups === 1 ? '' : 's'} (${totals.trajectories} trajectories${totals.failed ? `, ${totals.failed} failed` : ''})${output ? ` to ${output}` : ''}: ${describeTotals(totals, samples, elapsed)}`,
+    );
+    if (totals.failed > 0 && totals.trajectories === 0)
+      throw new CliError('every trajectory failed: the groups hold no rewards (their exceptions say why)');
+  } finally {
+    file?.close();
+  }
+}

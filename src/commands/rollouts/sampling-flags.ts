@@ -1,0 +1,64 @@
+// The flags of sampling and scoring that rollouts, eval and train rl share: they sample the same way,
+// so they take the same words for it.
+
+import { type Command, Option, type OptionValues } from '@commander-js/extra-typings';
+import {
+  BUILT_IN_REWARDS,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_GROUP_SIZE,
+  DEFAULT_REWARD_TIMEOUT_S,
+  DEFAULT_TEMPERATURE,
+} from '../../rollouts/defaults.js';
+import { collect, parseNumber, parseSecondsUpToADay, parseWhole } from '../parsers.js';
+
+export function samplingFlags<Args extends unknown[], Opts extends OptionValues>(
+  command: Command<Args, Opts>,
+  defaultGroupSize = DEFAULT_GROUP_SIZE,
+) {
+  return command
+    .requiredOption(
+      '--tasks <file>',
+      'tasks, JSON Lines: {"messages": [...], "tools"?, "reference"?, "metadata"?, "id"?}',
+    )
+    .option(
+      '-K, --group-size <k>',
+      `samples per task (default ${defaultGroupSize})`,
+      parseWhole('--group-size', 1, 256),
+    )
+    .addOption(
+      new Option('--reward <name>', "score each reply against the task's reference").choices(
+        BUILT_IN_REWARDS,
+      ),
+    )
+    .option(
+      '--reward-cmd <command>',
+      'score each trajectory with a command: the trajectory as JSON on stdin, a number or {"reward": …, "metrics": {…}} on stdout',
+    )
+    .option(
+      '--reward-timeout <seconds>',
+      `how long a reward command may take (default ${DEFAULT_REWARD_TIMEOUT_S})`,
+      parseSecondsUpToADay,
+    )
+    .option(
+      '--temperature <x>',
+      `sampling temperature (default ${DEFAULT_TEMPERATURE})`,
+      parseNumber('--temperature'),
+    )
+    .option('--max-tokens <n>', 'most tokens per reply', parseWhole('--max-tokens', 1, 1_000_000))
+    .option(
+      '--option <key=value>',
+      'any other request parameter, value as JSON when it parses (repeatable; also -o)',
+      collect,
+    )
+    .option(
+      '--concurrency <n>',
+      `requests at once, at most; fewer while the API answers 429 (default ${DEFAULT_CONCURRENCY})`,
+      parseWhole('--concurrency', 1, 256),
+    )
+    .option(
+      '--seed <n>',
+      'seed of the samples: the same seed, the same requests (default: random)',
+      parseWhole('--seed', 0, 2 ** 31 - 1),
+    )
+    .option('--trace', 'send each rollout as a GenAI chat span to trace ingest');
+}

@@ -1,0 +1,96 @@
+// One rollout's request: a chat completion on the Training API with logprobs, through the openai SDK,
+// turned into a Choice of the trajectory-group schema. The SDK does not retry here (maxRetries 0):
+// a 429 goes back to the caller with its Retry-After, so that the adaptive limit slows every request
+// down rather than each one waiting on its own, and other failures are retried by the caller.
+
+import type OpenAI from 'openai';
+import { sdkCall } from '../api/openai.js';
+import { retryAfterMs } from '../api/retry.js';
+import { isObject } from '../lib/json.js';
+import { choice as choiceShape } from '../validate/chat-schema.js';
+import { formatPath, validate } from '../validate/schema.js';
+import type { Task } from './tasks.js';
+
+/** A 429: not sampled, to be asked again after `retryAfterMs`. */
+export class Throttled extends Error {
+  constructor(readonly retryAfterMs: number | undefined) {
+    super('429: too many requests');
+  }
+}
+
+export interface Sample {
+  /** The Choice, as a trajectory holds it. */
+  choice: Record<string, unknown>;
+  reply: string;
+  usage: OpenAI.CompletionUsage | undefined;
+  model: string | undefined;
+}
+
+export type SampleResult = { ok: true; sample: Sample } | { ok: false; reason: string };
+
+function headersOf(error: unknown): Record<string, string> {
+  const headers = (error as { headers?: unknown }).headers;
+  if (headers instanceof Headers) return Object.fromEntries(headers.entries());
+  return isObject(headers) ? (headers as Record<string, string>) : {};
+}
+
+/** The fields of a Choice the schema knows; a server's extras (vLLM's stop_reason…) are left out. */
+function choiceOf(raw: Record<string, unknown>): Record<string, unknown> {
+  const message = isObject(raw.message) ? raw.message : {};
+  const kept: Record<string, unknown> = { role: 'assistant', content: message.content ?? null };
+  for (const key of ['refusal', 'tool_calls', 'function_call', 'audio', 'annotations'])
+    if (message[key] !== undefined && message[key] !== null) kept[key] = message[key];
+  return {
+    finish_reason: raw.finish_reason,
+    index: 0,
+    message: kept,
+    logprobs: raw.logprobs ?? null,
+  };
+}
+
+export async function sampleOnce(
+  client: OpenAI,
+  where: { url: string; timeoutMs: number },
+  request: { model: string; task: Task; params: Record<string, unknown>; seed: number },
+  signal: AbortSignal,
+): Promise<SampleResult> {
+  const { task } = request;
+  const body = {
+    ...request.params,
+    model: request.model,
+    messages: task.messages,
+    ...(task.tools ? { tools: task.tools } : {}),
+    logprobs: true,
+    seed: request.seed,
+    stream: false,
+  } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+  const completion = await sdkCall('training', { method: 'POST', ...where }, async () => {
+    try {
+      return await client.chat.completions.create(body, { signal, maxRetries: 0 });
+    } catch (error) {
+      if ((error as { status?: unknown }).status === 429) throw new Throttled(retryAfterMs(headersOf(error)));
+      throw error;
+    }
+  });
+  const first = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
+  if (!isObject(first)) return { ok: false, reason: 'the answer has no choice' };
+  const choice = choiceOf(first as unknown as Record<string, unknown>);
+  const issues = validate(choiceShape, choice);
+  if (issues.length > 0) {
+    const issue = issues[0]!;
+    return {
+      ok: false,
+      reason: `the answer's choice is not one a trajectory can hold: ${formatPath(issue.path)}: ${issue.msg}`,
+    };
+  }
+  const content = (choice.message as { content: unknown }).content;
+  return {
+    ok: true,
+    sample: {
+      choice,
+      reply: typeof content === 'string' ? content : '',
+      usage: completion.usage ?? undefined,
+      model: typeof completion.model === 'string' ? completion.model : undefined,
+    },
+  };
+}

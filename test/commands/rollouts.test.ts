@@ -1,0 +1,352 @@
+// aip rollouts on the emulator: the built-in rewards, reward commands that fail, hang or print
+// garbage, 429 storms with nothing dropped or sampled twice, --resume after a kill giving the same
+// groups as a run never stopped, and bad input refused before any request.
+
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { scorerFor } from '../../src/rollouts/built-in-rewards.js';
+import { parseReward } from '../../src/rollouts/reward-command.js';
+import { useEmulator } from '../helpers/emulator.js';
+import { aipEnv, BIN, collect } from '../helpers/spawn.js';
+
+const t = useEmulator();
+const { emu, run } = t;
+const CHAT = '/training/v1/chat/completions';
+
+type Group = {
+  trajectories: Array<{
+    reward: number;
+    metrics?: Record<string, unknown>;
+    metadata: { task_id: string; sample: number };
+    messages_and_choices: unknown[];
+  }>;
+  exceptions?: Array<{ type: string; message: string }>;
+  metadata: { task_id: string; rollout_seed: number; rollout_model: string };
+};
+
+let tasks: string;
+const TASKS = [
+  { id: 'add', messages: [{ role: 'user', content: 'What is 17 + 25?' }], reference: 'You asked about' },
+  {
+    messages: [{ role: 'user', content: 'Name a colour.' }],
+    reference: 'You asked about',
+    metadata: { topic: 'colour' },
+  },
+  {
+    id: 'q3',
+    messages: [
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'Why?' },
+    ],
+    reference: 'You asked about',
+  },
+];
+
+beforeEach(async () => {
+  await run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct -q');
+  tasks = join(t.dir, 'tasks.jsonl');
+  writeFileSync(tasks, TASKS.map((task) => JSON.stringify(task)).join('\n') + '\n');
+});
+
+const groupsOf = (file: string): Group[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+
+const byTask = (groups: Group[]) =>
+  [...groups].sort((a, b) => a.metadata.task_id.localeCompare(b.metadata.task_id));
+
+async function chatRequests(): Promise<number> {
+  return (await emu.requests({ method: 'POST', path: CHAT })).filter((r) => r.status === 200).length;
+}
+
+describe('aip rollouts', () => {
+  it('samples K replies per task with logprobs, scores them, and writes groups jobs create rl takes', async () => {
+    const out = join(t.dir, 'groups.jsonl');
+    const r = await run([
+      'rollouts',
+      '--model',
+      'agent',
+      '--tasks',
+      tasks,
+      '--reward',
+      'contains',
+      '-K',
+      '3',
+      '-o',
+      out,
+      '--seed',
+      '11',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary).toMatchObject({
+      groups_written: 3,
+      trajectories: 9,
+      failed: 0,
+      mean_reward: 1,
+      seed: 11,
+      tasks: 3,
+    });
+    const groups = groupsOf(out);
+    expect(groups.map((g) => g.metadata.task_id).sort()).toEqual(['2', 'add', 'q3']);
+    expect(groups.find((g) => g.metadata.task_id === '2')!.metadata).toMatchObject({
+      topic: 'colour',
+      rollout_seed: 11,
+    });
+    for (const group of groups) {
+      expect(group.trajectories.map((tr) => tr.metadata.sample)).toEqual([0, 1, 2]);
+      for (const trajectory of group.trajectories) {
+        expect(trajectory.reward).toBe(1);
+        const choice = trajectory.messages_and_choices.at(-1) as {
+          logprobs: { content: unknown[] };
+          finish_reason: string;
+        };
+        expect(choice.finish_reason).toBe('stop');
+        expect(choice.logprobs.content.length).toBeGreaterThan(0);
+      }
+    }
+    // Each request asked for logprobs on the Training API, with its own seed.
+    const sent = await emu.requests({ method: 'POST', path: CHAT });
+    expect(sent).toHaveLength(9);
+    expect(new Set(sent.map((s) => (s.body as { seed: number }).seed)).size).toBe(9);
+    for (const s of sent)
+      expect(s.body).toMatchObject({
+        logprobs: true,
+        temperature: 1,
+        model: 'wandb-artifact:///local/demo/agent',
+      });
+    // What was written is what jobs create rl accepts, checked by the same validator.
+    const created = await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', out, '-q']);
+    expect([created.code, created.stderr]).toEqual([0, '']);
+  });
+
+  it('scores with each built-in reward', () => {
+    const task = (reference: unknown) => ({ id: 't', messages: [], reference });
+    expect(scorerFor('exact', task('42'))(' 42\n')).toBe(1);
+    expect(scorerFor('exact', task('42'))('The answer is 42.')).toBe(0);
+    expect(scorerFor('exact', task(['42', 'forty-two']))('forty-two')).toBe(1);
+    expect(scorerFor('contains', task('42'))('The answer is 42.')).toBe(1);
+    expect(scorerFor('contains', task('42'))('The answer is 41.')).toBe(0);
+    expect(scorerFor('regex', task('answer is (42|forty-two)\\b'))('The answer is 42.')).toBe(1);
+    expect(scorerFor('regex', task('^42$'))('The answer is 42.')).toBe(0);
+    expect(scorerFor('json-match', task({ a: [1, 2] }))('```json\n{"a": [1, 2]}\n```')).toBe(1);
+    expect(scorerFor('json-match', task({ a: [1, 2] }))('{"a": [2, 1]}')).toBe(0);
+    expect(scorerFor('json-match', task({ a: 1 }))('not json')).toBe(0);
+    expect(() => scorerFor('exact', task(undefined))).toThrow(/task t: --reward exact needs a "reference"/);
+    expect(() => scorerFor('regex', task('('))).toThrow(/not a regular expression/);
+  });
+
+  it('reads a reward command: a number, {"reward", "metrics"}, and says what is wrong with anything else', () => {
+    expect(parseReward('0.25\n')).toEqual({ ok: true, scored: { reward: 0.25 } });
+    expect(parseReward('{"reward": 1, "metrics": {"len": 3, "ok": true}}')).toEqual({
+      ok: true,
+      scored: { reward: 1, metrics: { len: 3, ok: true } },
+    });
+    expect(parseReward('')).toMatchObject({ ok: false, reason: expect.stringMatching(/printed nothing/) });
+    expect(parseReward('great!')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/printed "great!", not a number/),
+    });
+    expect(parseReward('{"score": 1}')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/no numeric "reward"/),
+    });
+    expect(parseReward('{"reward": 1, "metrics": {"a": "x"}}')).toMatchObject({ ok: false });
+  });
+
+  it('marks a trajectory failed when its reward command fails, hangs past its timeout or prints garbage; the rest stand', async () => {
+    const script = join(t.dir, 'score.sh');
+    // By sample: 0 scores with metrics, 1 fails, 2 hangs, 3 prints garbage.
+    writeFileSync(
+      script,
+      `#!/bin/sh
+input=$(cat)
+case "$input" in
+  *'"sample":0'*) echo '{"reward": 0.5, "metrics": {"length": 7}}' ;;
+  *'"sample":1'*) echo 'no reference for this one' >&2; exit 3 ;;
+  *'"sample":2'*) sleep 30; echo 1 ;;
+  *) echo 'looks good to me' ;;
+esac
+`,
+      { mode: 0o755 },
+    );
+    const out = join(t.dir, 'scored.jsonl');
+    const started = Date.now();
+    const r = await run([
+      'rollouts',
+      '--model',
+      'agent',
+      '--tasks',
+      tasks,
+      '--reward-cmd',
+      script,
+      '--reward-timeout',
+      '0.5',
+      '-K',
+      '4',
+      '-o',
+      out,
+    ]);
+    expect(Date.now() - started).toBeLessThan(20_000); // the hung commands were ended, not waited for
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/Wrote 3 groups \(3 trajectories, 9 failed\) to .*scored\.jsonl/);
+    for (const group of groupsOf(out)) {
+      expect(group.trajectories).toHaveLength(1);
+      expect(group.trajectories[0]).toMatchObject({ reward: 0.5, metrics: { length: 7 } });
+      expect(group.exceptions!.map((e) => e.message)).toEqual([
+        'sample 1: reward: exit 3: no reference for this one',
+        'sample 2: reward: timed out after 0.5s',
+        'sample 3: reward: printed "looks good to me", not a number or {"reward": …}',
+      ]);
+    }
+  });
+
+  it('rides out a 429 storm: every sample made exactly once, none dropped', async () => {
+    await emu.fault({ path: CHAT, status: 429, retry_after: '0', probability: 0.5, times: 40 });
+    const out = join(t.dir, 'storm.jsonl');
+    const r = await run([
+      'rollouts',
+      '--model',
+      'agent',
+      '--tasks',
+      tasks,
+      '--reward',
+      'contains',
+      '-K',
+      '4',
+      '--concurrency',
+      '8',
+      '-o',
+      out,
+      '--seed',
+      '3',
+    ]);
+    expect(r.code).toBe(0);
+    const all = await emu.requests({ method: 'POST', path: CHAT });
+    expect(all.filter((x) => x.status === 429).length).toBeGreaterThan(5);
+    // 12 samples answered, each once: a 429 is asked again, an answer never is.
+    expect(await chatRequests()).toBe(12);
+    const seeds = all.filter((x) => x.status === 200).map((x) => (x.body as { seed: number }).seed);
+    expect(new Set(seeds).size).toBe(12);
+    const groups = groupsOf(out);
+    expect(groups).toHaveLength(3);
+    for (const group of groups)
+      expect(group.trajectories.map((tr) => tr.metadata.sample)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('--resume after a kill gives the groups of a run that was never stopped, sampling nothing twice', async () => {
+    const many = join(t.dir, 'many.jsonl');
+    writeFileSync(
+      many,
+      Array.from({ length: 12 }, (_, i) =>
+        JSON.stringify({
+          messages: [{ role: 'user', content: `Task number ${i}?` }],
+          reference: 'You asked',
+        }),
+      ).join('\n'),
+    );
+    const whole = join(t.dir, 'whole.jsonl');
+    const flags = [
+      '--model',
+      'agent',
+      '--tasks',
+      many,
+      '--reward',
+      'contains',
+      '-K',
+      '2',
+      '--concurrency',
+      '1',
+      '--seed',
+      '9',
+    ];
+    expect((await run(['rollouts', ...flags, '-o', whole])).code).toBe(0);
+    await emu.control('DELETE', '/requests');
+
+    // The same run, slowed down and killed once some of its groups are written.
+    const cut = join(t.dir, 'cut.jsonl');
+    await emu.fault({ path: CHAT, delay_ms: 150, times: 1000 });
+    const child = spawn(process.execPath, [BIN, 'rollouts', ...flags, '-o', cut], { env: aipEnv(t.env) });
+    const exited = collect(child, 30_000);
+    const lines = () => (existsSync(cut) ? readFileSync(cut, 'utf8').split('\n').length - 1 : 0);
+    while (lines() < 3) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGKILL');
+    await exited;
+    const before = groupsOf(cut).length;
+    expect(before).toBeLessThan(12);
+    // A kill in the middle of a write leaves an unfinished line: it is cut off on --resume.
+    writeFileSync(cut, `${readFileSync(cut, 'utf8')}{"trajectories": [`);
+    await emu.control('DELETE', '/faults');
+    const sampledBefore = await chatRequests();
+
+    const resumed = await run(['rollouts', ...flags, '-o', cut, '--resume']);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stderr).toContain(`${cut}: its last line was unfinished`);
+    expect(resumed.stderr).toContain(`${before} of 12 tasks done`);
+    expect(byTask(groupsOf(cut))).toEqual(byTask(groupsOf(whole)));
+    // Only the tasks not written were sampled after the resume.
+    expect((await chatRequests()) - sampledBefore).toBe((12 - before) * 2);
+  });
+
+  it('refuses bad input before any request: a task problem, a missing reference, an existing file, no reward', async () => {
+    const bad = join(t.dir, 'bad.jsonl');
+    writeFileSync(
+      bad,
+      '{"messages": []}\n{"messages": [{"role": "assistant", "content": "hi"}]}\n{"id": "x", "messages": [{"role": "user", "content": "a"}]}\n{"id": "x", "messages": [{"role": "user", "content": "b"}]}\n',
+    );
+    const r = await run(['rollouts', '--model', 'agent', '--tasks', bad, '--reward', 'exact']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('\n')).toEqual([
+      `${bad}:1: messages: List should have at least 1 item after validation, not 0`,
+      `${bad}:2: messages[0].role: the last message is the assistant's: a task ends with the turn the model is to answer`,
+      `${bad}:4: id: task id "x" is also task 3's: ids must be unique`,
+      `error: ${bad}: 3 problems in 4 tasks; nothing was sampled`,
+      '',
+    ]);
+    const noReference = join(t.dir, 'no-reference.jsonl');
+    writeFileSync(noReference, '{"messages": [{"role": "user", "content": "a"}]}\n');
+    const missing = await run(['rollouts', '--model', 'agent', '--tasks', noReference, '--reward', 'exact']);
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      'error: task 1: --reward exact needs a "reference" that is a string or a list of strings\n',
+    ]);
+    const noReward = await run(['rollouts', '--model', 'agent', '--tasks', tasks]);
+    expect(noReward.code).toBe(2);
+    expect(noReward.stderr).toMatch(
+      /a reward is needed: --reward exact\|contains\|regex\|json-match, or --reward-cmd COMMAND/,
+    );
+    const existing = join(t.dir, 'existing.jsonl');
+    writeFileSync(existing, '');
+    const exists = await run([
+      'rollouts',
+      '--model',
+      'agent',
+      '--tasks',
+      tasks,
+      '--reward',
+      'contains',
+      '-o',
+      existing,
+    ]);
+    expect([exists.code, exists.stderr]).toEqual([
+      2,
+      `error: ${existing} exists: --resume continues it, --force starts it again\n`,
+    ]);
+    const notTrained = await run([
+      'rollouts',
+      '--model',
+      'openai/gpt-oss-20b',
+      '--tasks',
+      tasks,
+      '--reward',
+      'contains',
+    ]);
+    expect(notTrained.code).toBe(2);
+    expect(await emu.requests({ method: 'POST', path: CHAT })).toHaveLength(0);
+  });
+});
