@@ -1,12 +1,12 @@
 // Where `auth login` puts the key and where `auth logout` takes it from: the OS keychain where there
-// is one (auth/keychain.ts), else the profile in the config file (mode 0600, written atomically by
+// is one (settings/keychain.ts), else the profile in the config file (mode 0600, written atomically by
 // settings/json-store.ts). Only one place holds a profile's key: saving to one removes it from the
 // other, in an order that never loses it (the new place is written and read back before the old one
 // is emptied).
 
 import { updateConfig } from '../settings/json-store.js';
+import { type KeychainEntry, keychainError } from '../settings/keychain.js';
 import type { Settings } from '../settings/resolve.js';
-import { type KeychainEntry, keychainError } from './keychain.js';
 
 export interface SavedKey {
   storage: 'keychain' | 'file';

@@ -1,9 +1,8 @@
 // Settings resolution, highest first: flag > environment > the profile in the config file > the
 // built-in profile > built-in default. The config file is read only when a value is not already given
 // by a flag or the environment, so CI that sets AIP_API_KEY and friends never needs one. The API key
-// is stored in the OS keychain where there is one (auth/keychain.ts), else in the profile in the file.
+// is stored in the OS keychain where there is one (settings/keychain.ts), else in the profile in the file.
 
-import { type KeychainEntry, keychainError, openKeychain } from '../auth/keychain.js';
 import { UsageError } from '../errors/errors.js';
 import { rememberSecret } from '../output/secrets.js';
 import {
@@ -14,6 +13,7 @@ import {
   readConfigFile,
 } from './config-file.js';
 import type { Env, GlobalOptions } from './global-options.js';
+import { type KeychainEntry, keychainError, openKeychain } from './keychain.js';
 import { SETTINGS, type SettingKey } from './keys.js';
 import { BUILTIN_PROFILES, checkProfileName, DEFAULT_PROFILE, isBuiltinProfile } from './profiles.js';
 
@@ -163,7 +163,7 @@ export class Settings {
   }
 
   /**
-   * The keychain entry of this profile (auth/keychain.ts), opened once; undefined where there is no
+   * The keychain entry of this profile (settings/keychain.ts), opened once; undefined where there is no
    * keychain (the key is then in the file), or for Settings made with `keychain: false`.
    */
   keychain(): KeychainEntry | undefined {

@@ -7,7 +7,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keychainAbsence } from '../../src/auth/keychain.js';
+import { keychainAbsence } from '../../src/settings/keychain.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { type SecretService, secretServiceMissing, startSecretService } from '../helpers/secret-service.js';

@@ -21,7 +21,7 @@
 
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
-import type { Env } from '../settings/global-options.js';
+import type { Env } from './global-options.js';
 
 /** The one entry of a profile: `get` is undefined when there is none; every call may throw. */
 export interface KeychainEntry {
