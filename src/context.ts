@@ -71,9 +71,13 @@ export class Context {
   }
 
   get settings(): Settings {
-    this.cachedSettings ??= new Settings(this.globals, this.env, this.configFile, (message) =>
-      this.io.warn(message),
-    );
+    this.cachedSettings ??= new Settings(this.globals, this.env, this.configFile, {
+      warn: (message) => this.io.warn(message),
+      debug: (message) => {
+        if (this.globals.debug) this.io.err(this.io.errStyle.dim(`debug: ${message}`));
+      },
+      keychain: true,
+    });
     return this.cachedSettings;
   }
 

@@ -9,7 +9,10 @@
 // Only on a runner (GITHUB_ACTIONS=true), not with --ci github elsewhere: anywhere else nothing acts
 // on the line, which would print the key as it is. The emulator's built-in key is public and left out.
 // The config file is read without a word: a file that is corrupt, or open to others, is told by the
-// command that needs it, in its place.
+// command that needs it, in its place. The OS keychain is not asked (Settings without `keychain`):
+// this runs before every command, and a command that needs no key must not load a native module or
+// reach for a keychain; a runner has no keychain session anyway (no D-Bus session), so a key there is
+// in the environment or the file.
 
 import { configFilePath } from '../settings/config-file.js';
 import { Settings } from '../settings/resolve.js';

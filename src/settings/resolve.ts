@@ -1,6 +1,7 @@
 // Settings resolution, highest first: flag > environment > the profile in the config file > the
 // built-in profile > built-in default. The config file is read only when a value is not already given
-// by a flag or the environment, so CI that sets AIP_API_KEY and friends never needs one.
+// by a flag or the environment, so CI that sets AIP_API_KEY and friends never needs one. The API key
+// is stored in the OS keychain where there is one (settings/keychain.ts), else in the profile in the file.
 
 import { UsageError } from '../errors/errors.js';
 import { rememberSecret } from '../output/secrets.js';
@@ -12,10 +13,27 @@ import {
   readConfigFile,
 } from './config-file.js';
 import type { Env, GlobalOptions } from './global-options.js';
+import { type KeychainEntry, keychainError, openKeychain } from './keychain.js';
 import { SETTINGS, type SettingKey } from './keys.js';
 import { BUILTIN_PROFILES, checkProfileName, DEFAULT_PROFILE, isBuiltinProfile } from './profiles.js';
 
-export type SourceKind = 'flag' | 'env' | 'config' | 'builtin' | 'default' | 'unset';
+export type SourceKind = 'flag' | 'env' | 'config' | 'keychain' | 'builtin' | 'default' | 'unset';
+
+/** Where the key in use lives: `aip auth status` (api_key.storage) and `aip doctor` say it. */
+export type KeyStorage = 'env' | 'keychain' | 'file' | 'builtin';
+
+export interface SettingsOptions {
+  /** Told once, when the file is read, of permissions that put the key at risk (as ssh warns). */
+  warn?: (message: string) => void;
+  /** Debug-level notes (shown with --debug): why the keychain was not used. */
+  debug?: (message: string) => void;
+  /**
+   * Whether the stored key is looked for in the OS keychain too. Off for the `::add-mask::` lines aip
+   * writes on CI runners at the start of every command (ci/start.ts): that must not load a native
+   * module, or reach for a keychain, in commands that need no key.
+   */
+  keychain?: boolean;
+}
 
 export interface Resolved {
   value: string | undefined;
@@ -28,6 +46,7 @@ export interface ResolvedKey {
   key: string;
   kind: SourceKind;
   source: string;
+  storage: KeyStorage;
 }
 
 function envValue(env: Env, name: string): string | undefined {
@@ -40,14 +59,18 @@ export class Settings {
   readonly profileSource: string;
   private data: ConfigData | undefined;
   private newProfileAllowed = false;
+  private cachedKeychain: KeychainEntry | string | undefined;
+  private warn: (message: string) => void;
+  private readonly debug: (message: string) => void;
 
   constructor(
     private readonly globals: GlobalOptions,
     private readonly env: Env,
     readonly configFile: string,
-    /** Told once, when the file is read, of permissions that put the key at risk (as ssh warns). */
-    private warn: (message: string) => void = () => {},
+    private readonly options: SettingsOptions = {},
   ) {
+    this.warn = options.warn ?? (() => {});
+    this.debug = options.debug ?? (() => {});
     if (globals.profile) {
       this.profile = checkProfileName(globals.profile);
       this.profileSource = 'flag --profile';
@@ -129,7 +152,7 @@ export class Settings {
   }
 
   /**
-   * AIP_API_KEY, else the profile's stored key, else the built-in profile's key (the emulator's for
+   * AIP_API_KEY, else the profile's stored key (keychain, else file), else the built-in profile's key (the emulator's for
    * `local`), else WANDB_API_KEY: the platform's own variable is only a fallback, so that it never
    * overrides a key chosen for aip (and the local profile keeps working in a W&B user's shell).
    */
@@ -139,15 +162,71 @@ export class Settings {
     return resolved;
   }
 
+  /**
+   * The keychain entry of this profile (settings/keychain.ts), opened once; undefined where there is no
+   * keychain (the key is then in the file), or for Settings made with `keychain: false`.
+   */
+  keychain(): KeychainEntry | undefined {
+    const entry = this.openedKeychain();
+    return typeof entry === 'string' ? undefined : entry;
+  }
+
+  /** Why there is no keychain here ("AIP_KEYRING=off", "no D-Bus session …"); undefined if there is. */
+  keychainAbsence(): string | undefined {
+    const entry = this.openedKeychain();
+    return typeof entry === 'string' ? entry : undefined;
+  }
+
+  private openedKeychain(): KeychainEntry | string {
+    if (this.options.keychain !== true) return 'not asked';
+    if (this.cachedKeychain === undefined) {
+      this.cachedKeychain = openKeychain(this.env, this.configFile, this.profile);
+      if (typeof this.cachedKeychain === 'string') this.debug(`keychain not used: ${this.cachedKeychain}`);
+    }
+    return this.cachedKeychain;
+  }
+
+  /**
+   * The key stored in the keychain, if any. A keychain that fails (locked, its service gone) is a
+   * debug-level note, not an error: the key in the file, if any, is used instead.
+   */
+  private keychainKey(): string | undefined {
+    const entry = this.keychain();
+    if (!entry) return undefined;
+    try {
+      return entry.get()?.trim() || undefined;
+    } catch (error) {
+      this.debug(`keychain not read: ${keychainError(error)}`);
+      return undefined;
+    }
+  }
+
   private findApiKey(): ResolvedKey | undefined {
     const fromEnv = envValue(this.env, 'AIP_API_KEY');
-    if (fromEnv) return { key: fromEnv, kind: 'env', source: 'env AIP_API_KEY' };
+    if (fromEnv) return { key: fromEnv, kind: 'env', source: 'env AIP_API_KEY', storage: 'env' };
+    // The stored key: in the keychain, else in the file. (storedProfile first: a profile name that
+    // is neither stored nor built in is a typo, said as one, before any keychain is asked.)
     const stored = this.storedProfile()?.['api-key']?.trim();
-    if (stored) return { key: stored, kind: 'config', source: `config profile ${this.profile}` };
+    const inKeychain = this.keychainKey();
+    if (inKeychain)
+      return {
+        key: inKeychain,
+        kind: 'keychain',
+        source: `keychain profile ${this.profile}`,
+        storage: 'keychain',
+      };
+    if (stored)
+      return { key: stored, kind: 'config', source: `config profile ${this.profile}`, storage: 'file' };
     const builtin = BUILTIN_PROFILES[this.profile]?.['api-key'];
-    if (builtin) return { key: builtin, kind: 'builtin', source: `built-in profile ${this.profile}` };
+    if (builtin)
+      return {
+        key: builtin,
+        kind: 'builtin',
+        source: `built-in profile ${this.profile}`,
+        storage: 'builtin',
+      };
     const wandb = envValue(this.env, 'WANDB_API_KEY');
-    if (wandb) return { key: wandb, kind: 'env', source: 'env WANDB_API_KEY' };
+    if (wandb) return { key: wandb, kind: 'env', source: 'env WANDB_API_KEY', storage: 'env' };
     return undefined;
   }
 }

@@ -26,8 +26,10 @@ describe('auth login', () => {
     const r = await runCli(['auth', 'login', '--with-key'], { env: urls(dir), stdin: `${emu.key}\n` });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
+    // No keychain in the tests' environment (AIP_KEYRING=off): the file, with gh's plain-text warning.
     expect(r.stderr).toBe(
-      `Logged in: key ****cdef saved to profile "default" in ${join(dir, 'config.json')} (accepted by ${emu.urls.inference}, 7 models)\n`,
+      `warning: Storing the key in plain text in ${join(dir, 'config.json')} (mode 0600): no keychain here: AIP_KEYRING=off\n` +
+        `Logged in: key ****cdef saved to profile "default" in ${join(dir, 'config.json')} (accepted by ${emu.urls.inference}, 7 models)\n`,
     );
     expect(storedConfig(dir).profiles.default).toEqual({ 'api-key': emu.key });
     expect(statSync(join(dir, 'config.json')).mode & 0o777).toBe(0o600);
@@ -159,7 +161,12 @@ describe('auth status', () => {
       profile: 'default',
       profile_source: 'default',
       config_file: join(dir, 'config.json'),
-      api_key: { masked: '****cdef', fingerprint: '****cdef', source: 'config profile default' },
+      api_key: {
+        masked: '****cdef',
+        fingerprint: '****cdef',
+        source: 'config profile default',
+        storage: 'file',
+      },
       project: { value: 'team/proj', source: 'env AIP_PROJECT' },
       interfaces: [
         { interface: 'training', url: emu.urls.base, key: 'accepted', detail: null },
@@ -245,6 +252,7 @@ describe('auth status', () => {
         masked: '****-key',
         fingerprint: '****-key',
         source: 'built-in profile local',
+        storage: 'builtin',
       });
       expect(status.interfaces.map((i: { key: string }) => i.key)).toEqual([
         'accepted',

@@ -79,7 +79,13 @@ export function words(text: string | TemplateStringsArray, ...values: unknown[])
 /** main(argv) in-process; argv as an array or as one string (split by words()). */
 export async function runCli(argv: string[] | string, options: RunOptions = {}): Promise<RunResult> {
   if (typeof argv === 'string') argv = words(argv);
-  const env = { AIP_CONFIG_DIR: options.env?.AIP_CONFIG_DIR ?? tempConfigDir(), ...options.env };
+  // AIP_KEYRING=off: a test never reaches the keychain of the machine it runs on (a developer's macOS
+  // Keychain needs no D-Bus address to be found); test/commands/keychain.test.ts opts in, on a private bus.
+  const env = {
+    AIP_CONFIG_DIR: options.env?.AIP_CONFIG_DIR ?? tempConfigDir(),
+    AIP_KEYRING: 'off',
+    ...options.env,
+  };
   const { io, stdout, stderr } = fakeIO({ ...options, env });
   const sleeps: number[] = [];
   const code = await main(argv, {

@@ -15,7 +15,7 @@ export interface Spawned {
 }
 
 /**
- * PATH, a HOME that is not the developer's, and the run's TMPDIR and AIP_TEST_RUN (test/global-setup.ts:
+ * PATH, a HOME that is not the developer's, no keychain, and the run's TMPDIR and AIP_TEST_RUN (test/global-setup.ts:
  * what the process leaves in the temporary directory, or leaves running, is then seen), under `extra`.
  */
 export function aipEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -24,7 +24,14 @@ export function aipEnv(extra: Record<string, string> = {}): Record<string, strin
     const value = process.env[key];
     if (value !== undefined) run[key] = value;
   }
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: extra.HOME ?? '/nonexistent', ...run, ...extra };
+  // AIP_KEYRING=off: never the keychain of the machine the tests run on (see test/helpers/cli.ts).
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: extra.HOME ?? '/nonexistent',
+    AIP_KEYRING: 'off',
+    ...run,
+    ...extra,
+  };
 }
 
 /**

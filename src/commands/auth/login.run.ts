@@ -1,13 +1,14 @@
 // `aip auth login`: take a key (hidden prompt on a terminal, or stdin with --with-key, never argv),
-// check it against the inference model list, and only then store it (mode 0600, atomically).
+// check it against the inference model list, and only then store it: in the OS keychain where there
+// is one, else (or with --insecure-storage) in the config file, mode 0600, atomically (auth/key-store.ts).
 
 import { keyFingerprint } from '../../auth/fingerprint.js';
+import { saveKey } from '../../auth/key-store.js';
 import { checkInference } from '../../auth/verify.js';
 import type { Context } from '../../context.js';
 import { AUTH_HINT, AuthError, UsageError } from '../../errors/errors.js';
 import { promptSecret } from '../../output/prompt.js';
 import { rememberSecret } from '../../output/secrets.js';
-import { updateConfig } from '../../settings/json-store.js';
 import type { LoginOptions } from './login.js';
 
 export function keyFromStdin(text: string): string {
@@ -55,13 +56,29 @@ export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> 
     throw check.error;
   }
 
-  const file = settings.configFile;
-  await updateConfig(file, (data) => {
-    data.profiles[settings.profile] = { ...data.profiles[settings.profile], 'api-key': key };
-  });
-  io.info(
-    `Logged in: key ${keyFingerprint(key)} saved to profile "${settings.profile}" in ${file} (accepted by ${check.url}${check.detail ? `, ${check.detail}` : ''})`,
-  );
+  const saved = await saveKey(settings, key, opts.insecureStorage === true);
+  const accepted = `accepted by ${check.url}${check.detail ? `, ${check.detail}` : ''}`;
+  const profile = settings.profile;
+  if (saved.storage === 'keychain') {
+    io.info(
+      `Logged in: key ${keyFingerprint(key)} of profile "${profile}" saved to ${saved.where} (${accepted})`,
+    );
+    if (saved.movedFromFile)
+      io.info(
+        `Moved the key of profile "${profile}" out of ${settings.configFile}, where it was in plain text`,
+      );
+  } else {
+    // As gh's "Storing token in plain text": said each time, with why.
+    io.warn(`Storing the key in plain text in ${saved.where} (mode 0600): ${saved.fileBecause}`);
+    io.info(
+      `Logged in: key ${keyFingerprint(key)} saved to profile "${profile}" in ${saved.where} (${accepted})`,
+    );
+    if (saved.removedFromKeychain) io.info(`Removed the key of profile "${profile}" from the keychain`);
+    if (saved.keychainLeft)
+      io.warn(
+        `could not remove the key of profile "${profile}" from the keychain (${saved.keychainLeft}): it is used before the file's; run 'aip auth logout' and log in again`,
+      );
+  }
   if (ctx.env.AIP_API_KEY?.trim())
     io.warn('AIP_API_KEY is set in the environment and takes precedence over the saved key');
 }

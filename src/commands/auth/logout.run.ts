@@ -1,24 +1,30 @@
 import { keyFingerprint } from '../../auth/fingerprint.js';
+import { removeKey } from '../../auth/key-store.js';
 import type { Context } from '../../context.js';
-import { updateConfig } from '../../settings/json-store.js';
+import { CliError } from '../../errors/errors.js';
 import { BUILTIN_PROFILES } from '../../settings/profiles.js';
 
 export async function runLogout(ctx: Context): Promise<void> {
   const { io, settings } = ctx;
   const profile = settings.profile;
   settings.storedProfile(); // a profile name that does not exist is a typo, reported as such
-  const removed: { key?: string } = {};
-  await updateConfig(settings.configFile, (data) => {
-    const stored = data.profiles[profile];
-    removed.key = stored?.['api-key'];
-    if (!stored || removed.key === undefined) return false;
-    delete stored['api-key'];
-  });
-  if (removed.key)
+  // From both places: the keychain and the file (a key put in the file with --insecure-storage, or
+  // before aip used the keychain).
+  const removed = await removeKey(settings);
+  if (removed.keychain !== undefined)
     io.info(
-      `Removed the key ${keyFingerprint(removed.key)} from profile "${profile}" in ${settings.configFile}`,
+      `Removed the key ${keyFingerprint(removed.keychain)} of profile "${profile}" from ${removed.keychainLabel}`,
     );
-  else io.info(`No key is stored for profile "${profile}"`);
+  if (removed.file)
+    io.info(
+      `Removed the key ${keyFingerprint(removed.file)} from profile "${profile}" in ${settings.configFile}`,
+    );
+  // A key left in the keychain is still used: not logged out, and said as a failure.
+  if (removed.keychainFailed)
+    throw new CliError(
+      `could not remove the key of profile "${profile}" from ${removed.keychainLabel} (${removed.keychainFailed}): it is still stored there`,
+    );
+  if (removed.keychain === undefined && !removed.file) io.info(`No key is stored for profile "${profile}"`);
   // Say what still provides a key, so that "logged out" is not mistaken for "no key will be sent".
   if (ctx.env.AIP_API_KEY?.trim()) io.warn('AIP_API_KEY is set in the environment and is still used');
   else if (BUILTIN_PROFILES[profile]?.['api-key'])

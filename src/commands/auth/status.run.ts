@@ -1,7 +1,8 @@
-// `aip auth status`: which key is in use (masked) and where it comes from, the profile, project and
-// URLs, and whether the Training and Inference APIs accept the key. Exit 4 without a usable key.
+// `aip auth status`: which key is in use (masked), where it comes from and where it is stored (the
+// keychain, the config file, the environment, built in), the profile, project and URLs, and whether the Training and Inference APIs accept the key. Exit 4 without a usable key.
 
 import { keyFingerprint } from '../../auth/fingerprint.js';
+import { keyLocation } from '../../auth/key-location.js';
 import { checkInference, checkTraining, type KeyCheck } from '../../auth/verify.js';
 import type { Context } from '../../context.js';
 import { AUTH_HINT, AuthError } from '../../errors/errors.js';
@@ -40,7 +41,12 @@ export async function runStatus(ctx: Context): Promise<void> {
       profile_source: settings.profileSource,
       config_file: settings.configFile,
       api_key: apiKey
-        ? { masked: maskSecret(apiKey.key), fingerprint: keyFingerprint(apiKey.key), source: apiKey.source }
+        ? {
+            masked: maskSecret(apiKey.key),
+            fingerprint: keyFingerprint(apiKey.key),
+            source: apiKey.source,
+            storage: apiKey.storage,
+          }
         : null,
       project: { value: project.value ?? null, source: project.source },
       interfaces: rows,
@@ -62,6 +68,7 @@ export async function runStatus(ctx: Context): Promise<void> {
       ['profile', `${settings.profile} (${settings.profileSource})`],
       ['config file', settings.configFile],
       ['api key', apiKey ? `${keyFingerprint(apiKey.key)} (${apiKey.source})` : s.red('none')],
+      ...(apiKey ? [['key storage', keyLocation(settings, apiKey.storage)] as [string, string]] : []),
       ['project', project.value ? `${project.value} (${project.source})` : s.dim('not set')],
       ...rows.map((row): [string, string] => [row.interface, verdict(row)]),
     ]);

@@ -1,9 +1,10 @@
 // `aip doctor`: every check that can explain a failure, in one table: the Node version, the config file
 // and its directory (readable, and not open to others: as ssh judges its own), the key and where it
-// comes from, the project, each interface (plain http off this machine, reachable, latency, the key
+// comes from and where it is stored (keychain, file, environment), the project, each interface (plain http off this machine, reachable, latency, the key
 // accepted), the clock against the server's, and proxy variables aip does not follow. Exit 1 when any
 // check fails; a warning alone does not fail it.
 
+import { keyLocation } from '../../auth/key-location.js';
 import { checkInference, checkTraining, type KeyCheck } from '../../auth/verify.js';
 import type { Context, Service } from '../../context.js';
 import { CliError, CommandFailedError } from '../../errors/errors.js';
@@ -65,7 +66,11 @@ function keyChecks(ctx: Context): DoctorCheck[] {
   const project = ctx.settings.resolve('project');
   return [
     key
-      ? { check: 'api key', status: 'ok', detail: `${maskSecret(key.key)} (${key.source})` }
+      ? {
+          check: 'api key',
+          status: 'ok',
+          detail: `${maskSecret(key.key)} (${key.source}; stored in ${keyLocation(ctx.settings, key.storage)})`,
+        }
       : { check: 'api key', status: 'fail', detail: "none: run 'aip auth login' or set AIP_API_KEY" },
     project.value
       ? { check: 'project', status: 'ok', detail: `${project.value} (${project.source})` }
