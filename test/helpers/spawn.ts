@@ -60,14 +60,20 @@ export function collect(child: ChildProcess, timeoutMs?: number): Promise<Spawne
 /** Runs aip to its end; `user` runs it as another user (root's tests of what a user is refused). */
 export function runAip(
   args: string[],
-  options: { env?: Record<string, string>; stdin?: string; user?: { uid: number; gid: number } } = {},
+  options: {
+    env?: Record<string, string>;
+    stdin?: string;
+    user?: { uid: number; gid: number };
+    /** Killed after this long: a run that hangs then fails its test (code null) instead of the file. */
+    timeoutMs?: number;
+  } = {},
 ): Promise<Spawned> {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: aipEnv(options.env),
     stdio: 'pipe',
     ...options.user,
   });
-  const done = collect(child);
+  const done = collect(child, options.timeoutMs);
   child.stdin.end(options.stdin ?? '');
   return done;
 }
