@@ -20,6 +20,7 @@ import {
   streamChunks,
 } from '../chat/completion.js';
 import { type ChatBody, chatBody, unsupportedParameters } from '../chat/request.js';
+import { waitForClient } from '../client-wait.js';
 import type { Exchange } from '../exchange.js';
 import { validBody } from '../validation.js';
 import type { EmulatorRouter } from './types.js';
@@ -95,6 +96,10 @@ async function complete(x: Exchange): Promise<void> {
   };
   const streams = x.api === 'inference' || x.state.trainingChatStream;
   if (body.stream !== true || !streams) {
+    // A whole reply comes when its last token would have: as many token times as it has tokens (the
+    // stream of it takes as long). A client gone meanwhile gets nothing.
+    const wait = x.state.unstreamedTokenMs * sampled.usage.completion_tokens;
+    if (wait > 0 && !(await waitForClient(wait, x.res))) return;
     x.send(200, completionObject(meta, sampled));
     return;
   }
