@@ -45,6 +45,8 @@ export interface EmulatorOptions {
   stepMs?: number;
   /** Time between streamed chat tokens. */
   tokenMs?: number;
+  /** Time per token of a chat reply sent whole, before it is sent (default 0). */
+  unstreamedTokenMs?: number;
   /** Training API chat streams when asked (the published document says JSON only; off by default). */
   trainingChatStream?: boolean;
   /** One line per request (status, method, path, time). */
@@ -71,6 +73,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     seed: options.seed,
     stepMs: options.stepMs,
     tokenMs: options.tokenMs,
+    unstreamedTokenMs: options.unstreamedTokenMs,
     trainingChatStream: options.trainingChatStream,
     persistence,
   });

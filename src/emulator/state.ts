@@ -31,6 +31,11 @@ export class EmulatorState {
   /** Time between the tokens of a streamed chat reply. */
   tokenMs: number;
   /**
+   * Time per token of a chat reply sent whole, before it is sent: 0 (at once) unless a benchmark asks
+   * for replies whose latency grows with their length, as a model server's does.
+   */
+  unstreamedTokenMs: number;
+  /**
    * Whether Training API chat answers `stream: true` with server-sent events. Off by default: the
    * published document gives that operation a JSON answer only (routes/chat.ts).
    */
@@ -43,12 +48,14 @@ export class EmulatorState {
       seed?: number;
       stepMs?: number;
       tokenMs?: number;
+      unstreamedTokenMs?: number;
       trainingChatStream?: boolean;
       /** Where the state is written through to (durable/); in memory only when not given. */
       persistence?: Persistence;
     } = {},
   ) {
     this.tokenMs = options.tokenMs ?? DEFAULT_TOKEN_MS;
+    this.unstreamedTokenMs = options.unstreamedTokenMs ?? 0;
     this.trainingChatStream = options.trainingChatStream ?? false;
     this.keys = new Map(apiKeys.map((key) => [key, options.team ?? EMULATOR_DEFAULT_TEAM]));
     this.persistence = options.persistence ?? noPersistence;

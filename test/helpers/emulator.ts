@@ -30,6 +30,7 @@ export interface EmulatorOptions {
   stepMs?: number;
   seed?: number;
   tokenMs?: number;
+  unstreamedTokenMs?: number;
   trainingChatStream?: boolean;
 }
 
@@ -40,6 +41,7 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
     apiKeys: [TEST_KEY],
     stepMs: options.stepMs ?? 2,
     tokenMs: options.tokenMs ?? 0,
+    unstreamedTokenMs: options.unstreamedTokenMs,
     seed: options.seed,
     trainingChatStream: options.trainingChatStream,
   });

@@ -61,6 +61,7 @@ async function listen(ctx: Context, opts: EmulatorStartOptions, keys: string[]):
       controlKeys: controlKey ? [controlKey] : [],
       stepMs: opts.stepMs,
       tokenMs: opts.tokenMs,
+      unstreamedTokenMs: opts.unstreamedTokenMs,
       seed: opts.seed,
       trainingChatStream: opts.trainingChatStream,
       stateDir: stateDirOf(ctx, opts),
@@ -153,6 +154,8 @@ async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<vo
   if (opts.stepMs !== undefined) args.push('--step-ms', String(opts.stepMs));
   if (opts.seed !== undefined) args.push('--seed', String(opts.seed));
   if (opts.tokenMs !== undefined) args.push('--token-ms', String(opts.tokenMs));
+  if (opts.unstreamedTokenMs !== undefined)
+    args.push('--unstreamed-token-ms', String(opts.unstreamedTokenMs));
   if (opts.trainingChatStream) args.push('--training-chat-stream');
   // The child's state directory, resolved here: the child may not share this one's idea of it.
   const stateDir = stateDirOf(ctx, opts);

@@ -34,6 +34,11 @@ function define(program: Parent) {
     .option('--step-ms <ms>', 'time per step of an emulated training job (default 300)', parseWhole)
     .option('--token-ms <ms>', 'time between the tokens of a streamed chat reply (default 20)', parseWhole)
     .option(
+      '--unstreamed-token-ms <ms>',
+      'time per token of a chat reply sent whole, before it is sent (default 0: at once)',
+      parseWhole,
+    )
+    .option(
       '--seed <n>',
       'seed of job ids, event ids and metrics: the same seed, the same jobs (default: random ids)',
       parseWhole,

@@ -24,12 +24,31 @@ function limitOf(body: ChatBody): number | undefined {
   return typeof limit === 'number' && limit > 0 ? Math.floor(limit) : undefined;
 }
 
-export function sample(body: ChatBody): Sampled {
+/**
+ * The choices of one request. `step`: the model's training step (0 for a base model), which makes an
+ * arithmetic answer likelier right (checkpoint-skill.ts).
+ */
+export function sample(body: ChatBody, step: number): Sampled {
   const limit = limitOf(body);
+  const temperature = body.temperature ?? undefined;
+  const seed = body.seed ?? undefined;
   const choices = Array.from({ length: body.n ?? 1 }, (_, index): SampledChoice => {
-    const all = generateTokens(body.model, body.messages, body.temperature ?? undefined, index);
+    const all = generateTokens({
+      model: body.model,
+      step,
+      messages: body.messages,
+      temperature,
+      seed,
+      choice: index,
+    });
     const tokens = limit === undefined ? all : all.slice(0, limit);
-    const seedText = JSON.stringify([body.model, body.messages, body.temperature ?? null, index]);
+    const seedText = JSON.stringify([
+      body.model,
+      body.messages,
+      temperature ?? null,
+      index,
+      ...(seed !== undefined ? [{ seed }] : []),
+    ]);
     return {
       index,
       tokens,

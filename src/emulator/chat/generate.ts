@@ -1,7 +1,10 @@
-// The emulator's "model": deterministic text that depends on the conversation (the same messages and
-// settings always give the same reply), split into word tokens, with counts for `usage`.
+// The emulator's "model": deterministic text that depends on the conversation (the same messages,
+// settings, seed and choice always give the same reply), split into word tokens, with counts for
+// `usage`; arithmetic questions get an answer whose rightness depends on the checkpoint's step.
 
 import { seededRandom, seedFrom } from '../../lib/seeded-random.js';
+import { arithmeticQuestion } from './arithmetic.js';
+import { answerOf, arithmeticReply } from './checkpoint-skill.js';
 
 export const WORDS = (
   'the a model reward policy gradient step checkpoint answer question token context signal value ' +
@@ -36,18 +39,36 @@ export function promptTokens(messages: ReadonlyArray<Record<string, unknown>>): 
   return 3 + messages.reduce((sum, m) => sum + 4 + countTokens(messageText(m)), 0);
 }
 
+/** What one choice of a reply is sampled from. */
+export interface GenerateInput {
+  model: string;
+  /** The model's training step: a trained checkpoint's, 0 for a base model (checkpoint-skill.ts). */
+  step: number;
+  messages: ReadonlyArray<Record<string, unknown>>;
+  temperature: number | undefined;
+  /** The request's `seed`: another seed, another sample. */
+  seed: number | undefined;
+  /** The choice's index: with `n` > 1 each choice is sampled anew. */
+  choice: number;
+}
+
+/** Words and punctuation with the space before each ("Hello", " there", ","…). */
+const tokensOf = (text: string): string[] => text.match(/\s*\S+/g) ?? [];
+
 /**
- * The reply as tokens: each a word with the space before it ("Hello", " there", ","…). With `n` > 1
- * each choice is sampled anew (choice 0 is the reply a request for one choice gets).
+ * The reply as tokens. An arithmetic question gets an answer, right or wrong as the step makes likely
+ * (arithmetic.ts, checkpoint-skill.ts); anything else gets generated text about the last user message.
+ * Choice 0 without a seed is the reply the emulator has always given: the seed and the choice join the
+ * sampling's seed only when they are there.
  */
-export function generateTokens(
-  model: string,
-  messages: ReadonlyArray<Record<string, unknown>>,
-  temperature: number | undefined,
-  choice = 0,
-): string[] {
-  const seed = [model, messages, temperature ?? null, ...(choice > 0 ? [choice] : [])];
-  const random = seededRandom(seedFrom(JSON.stringify(seed)));
+export function generateTokens(input: GenerateInput): string[] {
+  const { messages, temperature, seed, choice } = input;
+  const question = arithmeticQuestion(messages, messageText);
+  if (question) {
+    const key = { messages, temperature: temperature ?? null, seed: seed ?? null, choice };
+    return tokensOf(arithmeticReply(question, answerOf(question, input.step, key)));
+  }
+  const random = seededRandom(seedFrom(JSON.stringify(samplingSeed(input))));
   const lastUser = [...messages].reverse().find((m) => m.role === 'user');
   const topic = messageText(lastUser ?? {})
     .trim()
@@ -60,5 +81,17 @@ export function generateTokens(
   const count = 12 + Math.floor(random() * 36);
   for (let i = 0; i < count; i++) words.push(WORDS[Math.floor(random() * WORDS.length)]!);
   const sentence = `${words.join(' ').replace(/^\w/, (c) => c.toUpperCase())}.`;
-  return (opening + sentence).match(/\s*\S+/g) ?? [];
+  return tokensOf(opening + sentence);
+}
+
+/** What seeds one choice's text: the request's settings, the seed and the choice. */
+function samplingSeed(input: Omit<GenerateInput, 'step'>): unknown[] {
+  const { model, messages, temperature, seed, choice } = input;
+  return [
+    model,
+    messages,
+    temperature ?? null,
+    ...(choice > 0 ? [choice] : []),
+    ...(seed !== undefined ? [{ seed }] : []),
+  ];
 }

@@ -31,6 +31,8 @@ export interface ChatBody {
   max_tokens?: number | null;
   max_completion_tokens?: number | null;
   n?: number | null;
+  /** OpenAI's `seed`: the same seed (and request), the same sample; another seed, another sample. */
+  seed?: number | null;
   logprobs?: boolean | null;
   top_logprobs?: number | null;
   tools?: unknown;
@@ -51,6 +53,8 @@ const parameters = {
   frequency_penalty: nullable(within(num, -2, 2)),
   presence_penalty: nullable(within(num, -2, 2)),
   n: nullable(within(int, 1, MAX_CHOICES)),
+  // An integer in OpenAI's schema; checked on both APIs, as the other parameters here are.
+  seed: nullable(int),
   logprobs: nullable(bool),
   top_logprobs: nullable(within(int, 0, MAX_TOP_LOGPROBS)),
 };

@@ -1,7 +1,8 @@
 // Chat completions on both APIs (api-contract.md §2.3, §3.3): OpenAI-shaped answers with generated
 // text, real token counts and, when asked, per-token logprobs. On the Training API trained
 // checkpoints are models (wandb-artifact:///team/project/name[:stepN]); the Inference API serves its
-// catalog and, as the platform does, trained LoRAs by the same URI.
+// catalog and, as the platform does, trained LoRAs by the same URI. A checkpoint's step makes its
+// answers to arithmetic questions likelier right (chat/checkpoint-skill.ts); base models are step 0.
 //
 // Streaming: the Inference API answers `stream: true` with server-sent events. The Training API's
 // published document gives chat completions an application/json answer only, and whether the platform
@@ -19,22 +20,28 @@ import {
   streamChunks,
 } from '../chat/completion.js';
 import { type ChatBody, chatBody, unsupportedParameters } from '../chat/request.js';
+import { waitForClient } from '../client-wait.js';
 import type { Exchange } from '../exchange.js';
 import { validBody } from '../validation.js';
 import type { EmulatorRouter } from './types.js';
 
 const ARTIFACT = /^wandb-artifact:\/\/\/([^/]+)\/([^/]+)\/([^/:]+)(?::(latest|step(\d+)))?$/;
 
-/** Is this model served here? A trained checkpoint must exist (the latest, or the step named). */
-function modelExists(x: Exchange, model: string): boolean {
+/**
+ * The training step of the model asked for, if it is served here: a trained checkpoint's (the step
+ * named, or with `:latest` or no alias the model's latest), 0 for a base model of the catalog.
+ */
+function modelStep(x: Exchange, model: string): number | undefined {
   const m = ARTIFACT.exec(model);
   if (m) {
     const found = x.state.models.findByName(m[1]!, m[2]!, m[3]!);
-    if (!found) return false;
-    const steps = x.state.models.checkpointsOf(found.id).map((c) => c.step);
-    return m[5] === undefined ? steps.length > 0 : steps.includes(Number(m[5]));
+    if (!found) return undefined;
+    const checkpoints = x.state.models.checkpointsOf(found.id); // in step order (store/models.ts)
+    if (m[5] === undefined) return checkpoints.at(-1)?.step;
+    const step = Number(m[5]);
+    return checkpoints.some((c) => c.step === step) ? step : undefined;
   }
-  return x.api === 'inference' && (INFERENCE_MODELS as readonly string[]).includes(model);
+  return x.api === 'inference' && (INFERENCE_MODELS as readonly string[]).includes(model) ? 0 : undefined;
 }
 
 function modelNotFound(x: Exchange, model: string): void {
@@ -76,11 +83,12 @@ async function complete(x: Exchange): Promise<void> {
     x.invalid(unsupported);
     return;
   }
-  if (!modelExists(x, body.model)) {
+  const step = modelStep(x, body.model);
+  if (step === undefined) {
     modelNotFound(x, body.model);
     return;
   }
-  const sampled = sample(body);
+  const sampled = sample(body, step);
   const meta = {
     id: `chatcmpl-${randomBytes(12).toString('hex')}`,
     created: Math.floor(Date.now() / 1000),
@@ -88,6 +96,10 @@ async function complete(x: Exchange): Promise<void> {
   };
   const streams = x.api === 'inference' || x.state.trainingChatStream;
   if (body.stream !== true || !streams) {
+    // A whole reply comes when its last token would have: as many token times as it has tokens (the
+    // stream of it takes as long). A client gone meanwhile gets nothing.
+    const wait = x.state.unstreamedTokenMs * sampled.usage.completion_tokens;
+    if (wait > 0 && !(await waitForClient(wait, x.res))) return;
     x.send(200, completionObject(meta, sampled));
     return;
   }

@@ -146,18 +146,31 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
     },
   });
 
-  // {"token_ms": 0}: the pace of streamed chat replies.
+  // The pace of chat replies: {"token_ms": 0} between streamed tokens, {"unstreamed_token_ms": 5} per
+  // token of a reply sent whole (before it is sent); either or both.
   router.add('POST', '/_emulator/chat', {
     run: (x) => {
-      const body = x.json() as { token_ms?: unknown };
-      const ms = body.token_ms;
-      if (!Number.isInteger(ms) || (ms as number) < 0 || (ms as number) > 60_000) {
-        return x.invalid([
-          { type: 'value_error', loc: ['body', 'token_ms'], msg: 'a whole number of ms, 0 to 60000' },
-        ]);
+      const body = x.json() as Record<string, unknown>;
+      const fields = ['token_ms', 'unstreamed_token_ms'] as const;
+      const given = fields.filter((name) => body?.[name] !== undefined);
+      const bad = given.filter((name) => {
+        const ms = body[name];
+        return !Number.isInteger(ms) || (ms as number) < 0 || (ms as number) > 60_000;
+      });
+      if (given.length === 0 || bad.length > 0) {
+        const names = given.length === 0 ? fields : bad;
+        return x.invalid(
+          names.map((name) => ({
+            type: 'value_error',
+            loc: ['body', name],
+            msg: 'a whole number of ms, 0 to 60000',
+          })),
+        );
       }
-      x.state.tokenMs = ms as number;
-      x.send(200, { token_ms: x.state.tokenMs });
+      if (body.token_ms !== undefined) x.state.tokenMs = body.token_ms as number;
+      if (body.unstreamed_token_ms !== undefined)
+        x.state.unstreamedTokenMs = body.unstreamed_token_ms as number;
+      x.send(200, { token_ms: x.state.tokenMs, unstreamed_token_ms: x.state.unstreamedTokenMs });
     },
   });
 

@@ -3,6 +3,7 @@
 // the record says which fault each one met.
 
 import type { ServerResponse } from 'node:http';
+import { waitForClient } from '../client-wait.js';
 import { defaultMessage, type Exchange, errorBody } from '../exchange.js';
 import type { Fault } from '../faults.js';
 import type { EmulatorParts, InFlight, Outcome } from './types.js';
@@ -21,7 +22,7 @@ export function injectFault(c: InFlight, emulator: EmulatorParts): Outcome | Pro
 
 /** Whether the fault answered the request (or ended it); false lets it go on (after a delay, or to be cut). */
 async function applyFault(fault: Fault, x: Exchange): Promise<boolean> {
-  if (fault.delay_ms) await sleep(fault.delay_ms, x.res);
+  if (fault.delay_ms) await waitForClient(fault.delay_ms, x.res);
   if (x.res.destroyed) return true;
   if (fault.drop) {
     x.req.socket.destroy();
@@ -43,19 +44,6 @@ async function applyFault(fault: Fault, x: Exchange): Promise<boolean> {
   }
   if (fault.cut_after_bytes !== undefined) cutAfter(x.res, fault.cut_after_bytes);
   return false;
-}
-
-/** Waits `ms`, or less if the client goes away meanwhile. */
-function sleep(ms: number, res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      res.off('close', done);
-      resolve();
-    }
-    res.once('close', done);
-  });
 }
 
 /** Lets the handler answer as usual but ends the connection after `limit` bytes of body. */
