@@ -28,7 +28,7 @@ type Group = {
 
 let tasks: string;
 const TASKS = [
-  { id: 'add', messages: [{ role: 'user', content: 'What is 17 + 25?' }], reference: 'You asked about' },
+  { id: 'add', messages: [{ role: 'user', content: 'Describe a gradient.' }], reference: 'You asked about' },
   {
     messages: [{ role: 'user', content: 'Name a colour.' }],
     reference: 'You asked about',

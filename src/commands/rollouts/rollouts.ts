@@ -3,8 +3,8 @@
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { collect } from '../parsers.js';
+import { samplingFlags } from '../sampling-flags.js';
 import type { OptionsOf, Parent } from '../types.js';
-import { samplingFlags } from './sampling-flags.js';
 
 function define(program: Parent) {
   const rollouts = samplingFlags(

@@ -8,8 +8,8 @@ import {
   DEFAULT_GROUP_SIZE,
   DEFAULT_REWARD_TIMEOUT_S,
   DEFAULT_TEMPERATURE,
-} from '../../rollouts/defaults.js';
-import { collect, parseNumber, parseSecondsUpToADay, parseWhole } from '../parsers.js';
+} from '../rollouts/defaults.js';
+import { collect, parseNumber, parseSecondsUpToADay, parseWhole } from './parsers.js';
 
 export function samplingFlags<Args extends unknown[], Opts extends OptionValues>(
   command: Command<Args, Opts>,
