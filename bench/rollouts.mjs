@@ -1,0 +1,138 @@
+// Rollouts against the emulator with a fixed time per token (issue 20): `aip rollouts` at concurrency
+// 1, 4 and 16 against the ideal, concurrency ÷ the latency of one request measured in the same run
+// (the same request, sent alone, one after another). Every reply is cut to the same number of tokens
+// (max_tokens), so every request takes the same time and the ideal is exact. Also the client's CPU per
+// rollout (the whole process, start-up included), from bench/rss.cjs.
+
+import { spawnSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { control } from './workloads.mjs';
+
+const TOKEN_MS = 20;
+const TOKENS = 16;
+const GROUP_SIZE = 4;
+/** Tasks per concurrency: about the same wall time for each (5 s of requests at the ideal). */
+const TASKS = { 1: 4, 4: 16, 16: 64 };
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export async function measureRollouts({ node, root, bin, origin, key, env, dir }) {
+  const usageFile = join(dir, 'usage-rollouts');
+  const cliEnv = {
+    ...env,
+    AIP_BASE_URL: `${origin}/training/v1`,
+    AIP_INFERENCE_URL: `${origin}/inference/v1`,
+    AIP_API_KEY: key,
+    AIP_PROJECT: 'bench/rollouts',
+    AIP_BENCH_RSS_FILE: usageFile,
+  };
+  await control(origin, key, 'POST', '/reset');
+  const created = spawnSync(
+    node,
+    [
+      bin,
+      'models',
+      'create',
+      '--name',
+      'bench-rollouts',
+      '--base-model',
+      'OpenPipe/Qwen3-14B-Instruct',
+      '-q',
+    ],
+    { env: cliEnv, encoding: 'utf8' },
+  );
+  if (created.status !== 0) throw new Error(`models create: ${created.stderr}`);
+  const model = 'wandb-artifact:///bench/rollouts/bench-rollouts';
+  await control(origin, key, 'POST', '/chat', { unstreamed_token_ms: TOKEN_MS });
+  try {
+    // One request at a time: the latency the ideal is made from.
+    const latencies = [];
+    for (let i = 0; i < 12; i++) {
+      const started = performance.now();
+      const res = await fetch(`${origin}/training/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model,
+          messages: [{ role: 'user', content: `Tell me about task ${i}.` }],
+          max_tokens: TOKENS,
+          temperature: 1,
+          logprobs: true,
+          seed: i,
+        }),
+      });
+      const body = await res.json();
+      if (body.usage?.completion_tokens !== TOKENS)
+        throw new Error(`a reply of ${body.usage?.completion_tokens} tokens, not ${TOKENS}`);
+      if (i >= 2) latencies.push((performance.now() - started) / 1000);
+    }
+    const latency = median(latencies);
+    const rows = [];
+    for (const concurrency of [1, 4, 16]) {
+      const tasks = join(dir, `rollout-tasks-${concurrency}.jsonl`);
+      writeFileSync(
+        tasks,
+        Array.from({ length: TASKS[concurrency] }, (_, i) =>
+          JSON.stringify({
+            messages: [{ role: 'user', content: `Tell me about task ${i}.` }],
+            reference: 'task',
+          }),
+        ).join('\n'),
+      );
+      const out = join(dir, `rollout-groups-${concurrency}.jsonl`);
+      rmSync(out, { force: true });
+      const started = performance.now();
+      const r = spawnSync(
+        node,
+        [
+          '--require',
+          join(root, 'bench', 'rss.cjs'),
+          bin,
+          'rollouts',
+          '--model',
+          model,
+          '--tasks',
+          tasks,
+          '--reward',
+          'contains',
+          '-K',
+          String(GROUP_SIZE),
+          '--max-tokens',
+          String(TOKENS),
+          '--concurrency',
+          String(concurrency),
+          '--seed',
+          '1',
+          '-o',
+          out,
+          '--json',
+        ],
+        { env: cliEnv, encoding: 'utf8' },
+      );
+      const seconds = (performance.now() - started) / 1000;
+      if (r.status !== 0) throw new Error(`aip rollouts exited ${r.status}: ${r.stderr}`);
+      const summary = JSON.parse(r.stdout);
+      const rollouts = summary.trajectories + summary.failed;
+      const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
+      const rate = rollouts / seconds;
+      const ideal = concurrency / latency;
+      rows.push({
+        concurrency,
+        rollouts,
+        seconds,
+        rate,
+        ideal,
+        share: rate / ideal,
+        cpuUsPerRollout: usage.cpu_us / rollouts,
+      });
+    }
+    return { latency, tokenMs: TOKEN_MS, tokens: TOKENS, rows };
+  } finally {
+    await control(origin, key, 'POST', '/chat', { unstreamed_token_ms: 0 });
+  }
+}
