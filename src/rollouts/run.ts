@@ -6,6 +6,7 @@
 // whose reward cannot be computed (the command failed, hung or printed garbage) is a failed
 // trajectory: the group lists it under `exceptions`, with the reason, and the run goes on.
 
+import { setMaxListeners } from 'node:events';
 import type OpenAI from 'openai';
 import { backoffDelay } from '../api/retry.js';
 import type { Context } from '../context.js';
@@ -94,6 +95,11 @@ export async function runRollouts(
   );
   let fatal: unknown;
   const stop = new AbortController();
+  // Every request and every reward command in flight listens to it: as many as twice the concurrency.
+  setMaxListeners(2 * plan.concurrency + 10, stop.signal);
+  // Reward commands run at most `concurrency` at once too: sampling is often faster than scoring, and
+  // without a bound every sampled reply would start a process of its own.
+  const scoring = new AdaptiveLimit(plan.concurrency);
   const onAbort = () => stop.abort();
   signal.addEventListener('abort', onAbort, { once: true });
 
@@ -142,6 +148,11 @@ export async function runRollouts(
     const params = plan.params;
     const endTrace = events.traceExchange?.({ ...params });
     let sampled: Awaited<ReturnType<typeof sampleOnce>>;
+    // A signal of its own for each request, tied to the run's: the SDK leaves its listener on the
+    // signal it is given, and on the run's they would pile up, one per request.
+    const request = new AbortController();
+    const abortRequest = () => request.abort();
+    stop.signal.addEventListener('abort', abortRequest, { once: true });
     try {
       sampled = await sampleOnce(
         client,
@@ -152,9 +163,11 @@ export async function runRollouts(
           params,
           seed: sampleSeed(plan.seed, slot.task.id, slot.sample),
         },
-        stop.signal,
+        request.signal,
       );
+      stop.signal.removeEventListener('abort', abortRequest);
     } catch (error) {
+      stop.signal.removeEventListener('abort', abortRequest);
       await endTrace?.({ error });
       if (error instanceof Throttled) {
         limit.release('throttled', error.retryAfterMs ?? 1000);
@@ -184,7 +197,10 @@ export async function runRollouts(
       ...(slot.task.tools ? { tools: slot.task.tools } : {}),
       metadata: { task_id: slot.task.id, sample: slot.sample },
     };
-    const scored = await plan.score(slot.task, trajectory, sampled.sample.reply, stop.signal);
+    await scoring.acquire();
+    const scored = await plan
+      .score(slot.task, trajectory, sampled.sample.reply, stop.signal)
+      .finally(() => scoring.release('ok'));
     if (stop.signal.aborted) return;
     if (!scored.ok) return record(slot, { failure: `reward: ${scored.reason}` });
     trajectory.reward = scored.scored.reward;
@@ -218,6 +234,7 @@ export async function runRollouts(
     await Promise.allSettled([...inFlight]);
   } finally {
     limit.close();
+    scoring.close();
     signal.removeEventListener('abort', onAbort);
     totals.throttled = limit.throttled;
   }
