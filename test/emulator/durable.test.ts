@@ -249,6 +249,7 @@ durable('kill -9', () => {
     for (; rounds < 6; rounds++) {
       const child = await emulatorProcess(dir, port);
       let stopped = false;
+      const before = acknowledged.length;
       const writers = Array.from({ length: 4 }, async (_, w) => {
         for (let i = 0; !stopped; i++) {
           try {
@@ -262,7 +263,10 @@ durable('kill -9', () => {
           }
         }
       });
-      await new Promise((resolve) => setTimeout(resolve, 50 + random() * 250));
+      // At a random moment, counted in creates acknowledged rather than in time: a busy machine
+      // slows the creates down, and a kill timed by the clock then cuts rounds too short to test.
+      const killAfter = 10 + Math.floor(random() * 40);
+      while (acknowledged.length - before < killAfter) await new Promise((resolve) => setTimeout(resolve, 2));
       await kill9(child);
       stopped = true;
       await Promise.all(writers);
