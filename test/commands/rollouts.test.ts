@@ -125,6 +125,59 @@ describe('aip rollouts', () => {
     expect([created.code, created.stderr]).toEqual([0, '']);
   });
 
+  it('scores arithmetic on the emulator with each built-in reward, and --trace sends a span per rollout', async () => {
+    const math = join(t.dir, 'math.jsonl');
+    const question = (n: number) => [
+      { role: 'system', content: 'Answer with the number only.' },
+      { role: 'user', content: `What is ${n} + ${n}?` },
+    ];
+    const references: Record<string, (n: number) => unknown> = {
+      exact: (n) => String(2 * n),
+      contains: (n) => String(2 * n),
+      regex: (n) => `^${2 * n}$`,
+      'json-match': (n) => 2 * n,
+    };
+    for (const [reward, reference] of Object.entries(references)) {
+      writeFileSync(
+        math,
+        [11, 23, 35, 47]
+          .map((n) => JSON.stringify({ messages: question(n), reference: reference(n) }))
+          .join('\n'),
+      );
+      const out = join(t.dir, `${reward}.jsonl`);
+      const flags = ['--tasks', math, '--reward', reward, '-K', '8', '--seed', '4', '-o', out, '--json'];
+      const r = await run([
+        'rollouts',
+        '--model',
+        'agent',
+        ...flags,
+        ...(reward === 'exact' ? ['--trace'] : []),
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      // A fresh model's checkpoint (step 0) answers about one in five right: some rewards 1, some 0.
+      const rewards = groupsOf(out).flatMap((g) => g.trajectories.map((tr) => tr.reward));
+      expect(rewards).toHaveLength(32);
+      expect(new Set(rewards)).toEqual(new Set([0, 1]));
+      // Each reward is the reply judged the same way: the same seed, the same replies, the same rewards.
+      // Tasks without ids are named 1 to 4 by their place; groups come in the order they finished.
+      const judged = groupsOf(out).flatMap((g) => {
+        const right = String(2 * [11, 23, 35, 47][Number(g.metadata.task_id) - 1]!);
+        return g.trajectories.map((tr) => {
+          const reply = (tr.messages_and_choices.at(-1) as { message: { content: string } }).message.content;
+          return [tr.reward, reply === right ? 1 : 0];
+        });
+      });
+      for (const [given, expected] of judged) expect(given).toBe(expected);
+      expect(JSON.parse(r.stdout).mean_reward).toBe(rewards.filter((x) => x === 1).length / 32);
+    }
+    const spans = (await emu.control('GET', '/spans')).body as { data: Array<{ span: { name: string } }> };
+    // A trained model is an agent: each rollout is its turn (invoke_agent agent) around the chat call.
+    const names = spans.data.map((d) => d.span.name);
+    expect(names.filter((n) => n === 'chat wandb-artifact:///local/demo/agent')).toHaveLength(32);
+    expect(names.filter((n) => n === 'invoke_agent agent')).toHaveLength(32);
+    expect(names).toHaveLength(64);
+  });
+
   it('scores with each built-in reward', () => {
     const task = (reference: unknown) => ({ id: 't', messages: [], reference });
     expect(scorerFor('exact', task('42'))(' 42\n')).toBe(1);
