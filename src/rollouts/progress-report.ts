@@ -27,16 +27,25 @@ export function progressReport(io: IO, totalGroups: number, label: string): Prog
   const started = Date.now();
   const lines = progress(io);
   let lastPlain = started;
-  let last = '';
-  const text = (totals: RolloutTotals, samples: number) =>
-    `${label}: ${totals.groups}/${totalGroups} groups, ${describeTotals(totals, samples, Date.now() - started)}`;
   return {
     update(totals, samples) {
-      last = text(totals, samples);
-      if (io.spinnersEnabled) lines.status(`${bar(totals.groups, totalGroups)} ${last}`);
-      else if (Date.now() - lastPlain >= PLAIN_EVERY_MS) {
+      const elapsed = Date.now() - started;
+      if (io.spinnersEnabled) {
+        // Short, most telling first: the line is cut to the terminal's width from the right.
+        const mean = totals.trajectories > 0 ? (totals.rewardSum / totals.trajectories).toFixed(2) : '–';
+        const rate = elapsed > 0 ? (samples / (elapsed / 1000)).toFixed(1) : '0';
+        const trouble = [
+          totals.failed > 0 ? `${totals.failed} failed` : '',
+          totals.throttled > 0 ? `${totals.throttled}× 429` : '',
+        ].filter(Boolean);
+        lines.status(
+          `${bar(totals.groups, totalGroups, 10)} ${totals.groups}/${totalGroups} · reward ${mean} · ${rate}/s${trouble.length ? ` · ${trouble.join(' · ')}` : ''}`,
+        );
+      } else if (Date.now() - lastPlain >= PLAIN_EVERY_MS) {
         lastPlain = Date.now();
-        io.info(last);
+        io.info(
+          `${label}: ${totals.groups}/${totalGroups} groups, ${describeTotals(totals, samples, elapsed)}`,
+        );
       }
     },
     end() {

@@ -42,9 +42,9 @@ export interface RolloutPlan {
 
 export interface RolloutEvents {
   /** A group was written (or, without a file, completed). */
-  onGroup?(group: Record<string, unknown>, task: Task): void;
+  onGroup?(group: Record<string, unknown>, task: Task, totals: Readonly<RolloutTotals>): void;
   /** One sample's request ended (for the rate), throttled or not. */
-  onSample?(outcome: 'ok' | 'failed' | 'throttled'): void;
+  onSample?(outcome: 'ok' | 'failed' | 'throttled', totals: Readonly<RolloutTotals>): void;
   /** Each exchange, for --trace. */
   traceExchange?(
     params: Record<string, unknown>,
@@ -131,7 +131,7 @@ export async function runRollouts(
     totals.trajectories += trajectories.length;
     totals.failed += exceptions.length;
     for (const o of outcomes) if ('reward' in o) totals.rewardSum += o.reward;
-    events.onGroup?.(group, task);
+    events.onGroup?.(group, task, totals);
   };
 
   const record = (slot: Slot, outcome: Outcome) => {
@@ -171,12 +171,13 @@ export async function runRollouts(
       await endTrace?.({ error });
       if (error instanceof Throttled) {
         limit.release('throttled', error.retryAfterMs ?? 1000);
-        events.onSample?.('throttled');
+        totals.throttled = limit.throttled;
+        events.onSample?.('throttled', totals);
         queue.unshift(slot);
         return;
       }
       limit.release('failed');
-      events.onSample?.('failed');
+      events.onSample?.('failed', totals);
       if (stop.signal.aborted) return;
       if (isRetryable(error) && slot.attempts < maxRetries) {
         slot.attempts++;
@@ -189,7 +190,7 @@ export async function runRollouts(
       return;
     }
     limit.release(sampled.ok ? 'ok' : 'failed');
-    events.onSample?.(sampled.ok ? 'ok' : 'failed');
+    events.onSample?.(sampled.ok ? 'ok' : 'failed', totals);
     if (sampled.ok) await endTrace?.(sampled);
     if (!sampled.ok) return record(slot, { failure: sampled.reason });
     const trajectory: Record<string, unknown> = {

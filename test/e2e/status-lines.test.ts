@@ -51,4 +51,59 @@ describe('status lines', () => {
       }
     },
   );
+
+  it.runIf(hasScript)(
+    'rollouts draw a bar with groups, rate and mean reward on a 60-column terminal, each line fitting it',
+    async () => {
+      await t.run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct -q');
+      await t.emu.control('POST', '/chat', { unstreamed_token_ms: 2 });
+      try {
+        const tasks = join(t.dir, 'tasks.jsonl');
+        writeFileSync(
+          tasks,
+          Array.from({ length: 6 }, (_, i) =>
+            JSON.stringify({ messages: [{ role: 'user', content: `Story ${i}?` }], reference: 'Story' }),
+          ).join('\n'),
+        );
+        const out = join(t.dir, 'groups.jsonl');
+        const term = startTerminal(
+          [
+            'rollouts',
+            '--model',
+            'agent',
+            '--tasks',
+            tasks,
+            '--reward',
+            'contains',
+            '-K',
+            '2',
+            '--concurrency',
+            '1',
+            '-o',
+            out,
+          ],
+          t.env,
+          { columns: 60 },
+        );
+        try {
+          expect(await term.exited).toBe(0);
+          const lines = statusLines(term.raw());
+          expect(lines.length).toBeGreaterThan(1);
+          for (const line of lines) expect(Array.from(line).length, line).toBeLessThan(60);
+          // Groups done, the mean reward so far and the rate, as the run goes.
+          expect(
+            lines.some((line) => /^█+░* [1-5]\/6 · reward 1\.00 · [\d.]+\/s$/.test(line)),
+            lines.join('\n'),
+          ).toBe(true);
+          expect(term.screen()).toMatch(
+            /Wrote 6 groups \(12 trajectories\) to .*groups\.jsonl: [\d.]+ rollouts\/s, mean reward 1\.000/,
+          );
+        } finally {
+          term.kill();
+        }
+      } finally {
+        await t.emu.control('POST', '/chat', { unstreamed_token_ms: 0 });
+      }
+    },
+  );
 });

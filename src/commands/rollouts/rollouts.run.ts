@@ -83,11 +83,11 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
     ]);
     try {
       totals = await runRollouts(ctx, await rolloutClient(ctx), plan, sink, signal, {
-        onSample: (outcome) => {
+        onSample: (outcome, live) => {
           if (outcome !== 'throttled') samples++;
-          report.update(totals, samples);
+          report.update(live, samples);
         },
-        onGroup: () => report.update(totals, samples),
+        onGroup: (_group, _task, live) => report.update(live, samples),
         traceExchange: await traceHook(ctx, options, model),
       });
     } catch (error) {
