@@ -72,6 +72,13 @@ interface Slot {
 
 type Outcome = { trajectory: Record<string, unknown>; reward: number } | { failure: string };
 
+/**
+ * 429s with no answer in between for this long (or for --timeout, when given): the limit is not
+ * lifting (a spent quota answers 429 too), and slowing down further would only hang the run. It
+ * stops, keeping what it wrote.
+ */
+export const THROTTLED_GIVE_UP_MS = 5 * 60_000;
+
 function isRetryable(error: unknown): boolean {
   if (error instanceof NetworkError) return true;
   return error instanceof ApiError && (error.status >= 500 || error.status === 408);
@@ -94,6 +101,8 @@ export async function runRollouts(
     Array.from({ length: plan.groupSize }, (_, sample) => ({ task, sample, attempts: 0 })),
   );
   let fatal: unknown;
+  let lastAnswer = Date.now();
+  const giveUpMs = ctx.globals.timeout !== undefined ? ctx.timeoutMs : THROTTLED_GIVE_UP_MS;
   const stop = new AbortController();
   // Every request and every reward command in flight listens to it: as many as twice the concurrency.
   setMaxListeners(2 * plan.concurrency + 10, stop.signal);
@@ -173,6 +182,16 @@ export async function runRollouts(
         limit.release('throttled', error.retryAfterMs ?? 1000);
         totals.throttled = limit.throttled;
         events.onSample?.('throttled', totals);
+        if (Date.now() - lastAnswer > giveUpMs) {
+          fatal ??= new ApiError(
+            `the Training API answered only 429 (too many requests) for ${giveUpMs / 1000}s: its limit is not lifting`,
+            429,
+            undefined,
+            { hint: "check the project's rate limits and quota, then carry on" },
+          );
+          stop.abort();
+          return;
+        }
         queue.unshift(slot);
         return;
       }
@@ -189,6 +208,7 @@ export async function runRollouts(
       stop.abort();
       return;
     }
+    lastAnswer = Date.now();
     limit.release(sampled.ok ? 'ok' : 'failed');
     events.onSample?.(sampled.ok ? 'ok' : 'failed', totals);
     if (sampled.ok) await endTrace?.(sampled);

@@ -292,6 +292,39 @@ esac
       expect(group.trajectories.map((tr) => tr.metadata.sample)).toEqual([0, 1, 2, 3]);
   });
 
+  it('stops when only 429s come back for --timeout, keeping what it wrote and saying how to carry on', async () => {
+    const out = join(t.dir, 'limited.jsonl');
+    await emu.fault({ path: CHAT, status: 429, retry_after: '0', skip: 4, times: 100_000 });
+    const r = await run([
+      '--timeout',
+      '1',
+      'rollouts',
+      '--model',
+      'agent',
+      '--tasks',
+      tasks,
+      '--reward',
+      'contains',
+      '-K',
+      '2',
+      '--concurrency',
+      '1',
+      '--seed',
+      '2',
+      '-o',
+      out,
+    ]);
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(
+      /^error: the Training API answered only 429 \(too many requests\) for 1s: its limit is not lifting; /,
+    );
+    // The command to carry on has every flag that shapes the groups.
+    expect(r.stderr).toContain(
+      `the groups written so far are in ${out}; carry on with: aip rollouts --model agent --tasks ${tasks} --output ${out} --reward contains -K 2 --concurrency 1 --seed 2 --resume\n`,
+    );
+    expect(groupsOf(out)).toHaveLength(2);
+  });
+
   it('--resume after a kill gives the groups of a run that was never stopped, sampling nothing twice', async () => {
     const many = join(t.dir, 'many.jsonl');
     writeFileSync(

@@ -12,6 +12,35 @@ import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../roll
 import { readTasks } from '../../rollouts/tasks.js';
 import type { RolloutsOptions } from './rollouts.js';
 
+/** The samples of a group written before: its trajectories and its failures. */
+function groupSize(group: Record<string, unknown> | undefined): number | undefined {
+  if (!group) return undefined;
+  const count = (list: unknown) => (Array.isArray(list) ? list.length : 0);
+  return count(group.trajectories) + count(group.exceptions);
+}
+
+/** The command that carries on this run: every flag that shapes its groups, and --resume. */
+function resumeArgs(
+  options: RolloutsOptions,
+  output: string,
+  params: Record<string, unknown>,
+  seed: number,
+): string[] {
+  const args = ['rollouts', '--model', options.model, '--tasks', options.tasks, '--output', output];
+  if (options.reward) args.push('--reward', options.reward);
+  if (options.rewardCmd !== undefined) args.push('--reward-cmd', options.rewardCmd);
+  if (options.rewardTimeout !== undefined) args.push('--reward-timeout', String(options.rewardTimeout));
+  if (options.groupSize !== undefined) args.push('-K', String(options.groupSize));
+  if (options.temperature !== undefined) args.push('--temperature', String(options.temperature));
+  if (options.maxTokens !== undefined) args.push('--max-tokens', String(options.maxTokens));
+  for (const [key, value] of Object.entries(params))
+    args.push('--option', `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  if (options.concurrency !== undefined) args.push('--concurrency', String(options.concurrency));
+  if (options.trace) args.push('--trace');
+  args.push('--seed', String(seed), '--resume');
+  return args;
+}
+
 /** -o: key=value is a request parameter, anything else the groups file (at most one). */
 export function splitDashO(values: readonly string[] = []): { file?: string; params: string[] } {
   const params = values.filter((v) => /^[A-Za-z_][\w.-]*=/.test(v));
@@ -47,6 +76,10 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
       throw new UsageError(
         `${output} was sampled from ${origin.rollout_model}, not ${model}: give that model, or --force to start again`,
       );
+    // And its group size: given again, it must match; left out, it is the file's.
+    const size = groupSize(before[0]);
+    if (size !== undefined && options.groupSize !== undefined && size !== options.groupSize)
+      throw new UsageError(`${output} has groups of ${size} samples: resume it with -K ${size}`);
     if (origin && options.seed !== undefined && options.seed !== origin.rollout_seed)
       throw new UsageError(
         `${output} was sampled with --seed ${origin.rollout_seed}: resume it with that seed`,
@@ -57,7 +90,14 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
         `${output}: its last line was unfinished (${file.cutBytes} bytes, a stopped run's) and was cut off`,
       );
     const pending = tasks.filter((t) => !file?.done.has(t.id));
-    const plan = rolloutPlan(ctx, { ...options, params, seed, model, tasks: pending });
+    const plan = rolloutPlan(ctx, {
+      ...options,
+      groupSize: options.groupSize ?? size,
+      params,
+      seed,
+      model,
+      tasks: pending,
+    });
     if (file && file.done.size > 0)
       io.info(
         `${output}: ${file.done.size} of ${tasks.length} tasks done; sampling the other ${pending.length}`,
@@ -68,19 +108,7 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
     const started = Date.now();
     const sink = file ?? { append: (group: Record<string, unknown>) => io.jsonLine(group) };
     const { signal, release } = ctx.interruptible({ orStdoutClosed: !file });
-    const resume = ctx.commandLine([
-      'rollouts',
-      '--model',
-      options.model,
-      '--tasks',
-      options.tasks,
-      '--output',
-      output ?? '-',
-      ...(options.reward ? ['--reward', options.reward] : ['--reward-cmd', options.rewardCmd ?? '']),
-      '--seed',
-      String(seed),
-      '--resume',
-    ]);
+    const resume = ctx.commandLine(resumeArgs(options, output ?? '-', params, seed));
     try {
       totals = await runRollouts(ctx, await rolloutClient(ctx), plan, sink, signal, {
         onSample: (outcome, live) => {
@@ -92,9 +120,10 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
       });
     } catch (error) {
       report.end();
-      if (file && error instanceof Error && 'hint' in error && !(error as { hint?: string }).hint)
-        (error as { hint?: string }).hint =
-          `the groups written so far are in ${output}; carry on with: ${resume}`;
+      if (file && error instanceof CliError) {
+        const carryOn = `the groups written so far are in ${output}; carry on with: ${resume}`;
+        error.hint = error.hint ? `${error.hint}; ${carryOn}` : carryOn;
+      }
       throw error;
     } finally {
       release();
