@@ -11,6 +11,7 @@ import { registerCompletion } from './commands/completion/completion.js';
 import { registerConfig } from './commands/config/register.js';
 import { registerDoctor } from './commands/doctor/doctor.js';
 import { registerEmulator } from './commands/emulator/register.js';
+import { registerEval } from './commands/eval/eval.js';
 import { registerEvents } from './commands/events/events.js';
 import { examples } from './commands/examples.js';
 import { registerHealth } from './commands/health/health.js';
@@ -245,6 +246,7 @@ export function buildProgram(ctx: Context, options: { deferVerbs?: boolean } = {
   registerTraces(root, ctx);
   registerChat(root, ctx);
   registerRollouts(root, ctx);
+  registerEval(root, ctx);
   registerHealth(root, ctx);
   registerSystemCheck(root, ctx);
   registerDoctor(root, ctx);

@@ -14,6 +14,8 @@ import { collect, parseNumber, parseSecondsUpToADay, parseWhole } from './parser
 export function samplingFlags<Args extends unknown[], Opts extends OptionValues>(
   command: Command<Args, Opts>,
   defaultGroupSize = DEFAULT_GROUP_SIZE,
+  // eval compares checkpoints on the same samples, so it has a fixed seed where rollouts draw one.
+  defaultSeed = 'random',
 ) {
   return command
     .requiredOption(
@@ -57,7 +59,7 @@ export function samplingFlags<Args extends unknown[], Opts extends OptionValues>
     )
     .option(
       '--seed <n>',
-      'seed of the samples: the same seed, the same requests (default: random)',
+      `seed of the samples: the same seed, the same requests (default: ${defaultSeed})`,
       parseWhole('--seed', 0, 2 ** 31 - 1),
     )
     .option('--trace', 'send each rollout as a GenAI chat span to trace ingest');

@@ -64,12 +64,20 @@ export async function sampleOnce(
     seed: request.seed,
     stream: false,
   } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
+  // The SDK leaves a listener on the signal it is given, and a run's signal is shared by all of its
+  // requests: each request gets a signal of its own, which the run's aborts, and is let go after it.
+  const own = new AbortController();
+  const forward = () => own.abort(signal.reason);
+  if (signal.aborted) forward();
+  else signal.addEventListener('abort', forward, { once: true });
   const completion = await sdkCall('training', { method: 'POST', ...where }, async () => {
     try {
-      return await client.chat.completions.create(body, { signal, maxRetries: 0 });
+      return await client.chat.completions.create(body, { signal: own.signal, maxRetries: 0 });
     } catch (error) {
       if ((error as { status?: unknown }).status === 429) throw new Throttled(retryAfterMs(headersOf(error)));
       throw error;
+    } finally {
+      signal.removeEventListener('abort', forward);
     }
   });
   const first = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;

@@ -110,6 +110,18 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
       '--trace',
     ],
   }),
+  eval: () => ({
+    argv: [
+      'eval',
+      '--model',
+      'wandb-artifact:///local/demo/secrets',
+      '--tasks',
+      tasksFile,
+      '--reward',
+      'contains',
+      '--trace',
+    ],
+  }),
   health: () => ({ argv: ['health'] }),
   doctor: () => ({ argv: ['doctor'] }),
   'system-check': () => ({ argv: ['system-check'] }),

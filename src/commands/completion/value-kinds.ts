@@ -18,6 +18,8 @@ export const OPTION_VALUES = {
   'aip chat --continue': 'file',
   'aip emulator --state-dir': 'directory',
   'aip emulator reset --state-dir': 'directory',
+  'aip eval --model': 'model',
+  'aip eval --tasks': 'file',
   'aip jobs create rl --model': 'model',
   'aip jobs create rl --file': 'file',
   'aip jobs create rl --config': 'file',

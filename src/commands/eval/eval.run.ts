@@ -1,0 +1,101 @@
+// `aip eval`: every input checked first (the checkpoints, the tasks, the reward: nothing is sampled
+// when one is wrong), then each checkpoint sampled on every task with the same seed, so that the
+// comparison is paired: a task's sample k is the same request under each checkpoint but for the model.
+// Ctrl-C stops at once, reporting nothing: a table over part of the tasks would be read as the whole.
+
+import { parseParams } from '../../chat/params.js';
+import type { Context } from '../../context.js';
+import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
+import { DEFAULT_EVAL_GROUP_SIZE, DEFAULT_EVAL_SEED, DEFAULT_PASS_THRESHOLD } from '../../eval/defaults.js';
+import { type CheckpointRun, evaluateCheckpoint } from '../../eval/evaluate.js';
+import { type CheckpointResult, type EvalReport, evalDocument, printEval } from '../../eval/report.js';
+import { checkpointStats, taskDiffs } from '../../eval/statistics.js';
+import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../rollouts/setup.js';
+import { readTasks } from '../../rollouts/tasks.js';
+import type { EvalOptions } from './eval.js';
+
+function checkpointsOf(ctx: Context, refs: readonly string[]): Array<{ model: string; uri: string }> {
+  const checkpoints = refs.map((model) => ({ model, uri: rolloutsModel(ctx, model) }));
+  checkpoints.forEach((c, i) => {
+    const earlier = checkpoints.findIndex((other) => other.uri === c.uri);
+    if (earlier < i)
+      throw new UsageError(
+        `--model ${checkpoints[earlier]!.model} and --model ${c.model} are the same checkpoint (${c.uri}): give each once`,
+      );
+  });
+  return checkpoints;
+}
+
+export async function runEvalCommand(ctx: Context, options: EvalOptions): Promise<void> {
+  const { io } = ctx;
+  const checkpoints = checkpointsOf(ctx, options.model);
+  if (options.diff && checkpoints.length < 2)
+    throw new UsageError('--diff compares checkpoints: give --model at least twice');
+  const params = parseParams([...(options.option ?? []), ...(options.o ?? [])]);
+  const tasks = await readTasks(ctx, options.tasks);
+  const seed = options.seed ?? DEFAULT_EVAL_SEED;
+  const passThreshold = options.passThreshold ?? DEFAULT_PASS_THRESHOLD;
+  const groupSize = options.groupSize ?? DEFAULT_EVAL_GROUP_SIZE;
+  // Made once, before any request: a reward that cannot be computed (a task without a reference, a
+  // bad regex) is refused here.
+  const plan = rolloutPlan(ctx, { ...options, groupSize, params, seed, model: checkpoints[0]!.uri, tasks });
+  const client = await rolloutClient(ctx);
+  io.info(
+    `Evaluating ${checkpoints.length} checkpoint${checkpoints.length === 1 ? '' : 's'} on ${tasks.length} task${tasks.length === 1 ? '' : 's'}, ${groupSize} sample${groupSize === 1 ? '' : 's'} each, seed ${seed} (the same for every checkpoint)`,
+  );
+
+  const runs: CheckpointRun[] = [];
+  const { signal, release } = ctx.interruptible();
+  try {
+    for (const checkpoint of checkpoints) {
+      const traceExchange = await traceHook(ctx, options, checkpoint.uri);
+      const run = await evaluateCheckpoint(
+        ctx,
+        client,
+        { ...plan, model: checkpoint.uri },
+        checkpoint.model,
+        signal,
+        traceExchange,
+      );
+      if (signal.aborted) {
+        io.err(
+          `Stopped while evaluating ${checkpoint.model} (${runs.length} of ${checkpoints.length} checkpoints done); nothing is reported for part of a task set`,
+        );
+        throw new InterruptedError(undefined, ctx.stopSignal ?? 'SIGINT');
+      }
+      runs.push(run);
+    }
+  } finally {
+    release();
+  }
+
+  const results: CheckpointResult[] = checkpoints.map((c, i) => ({
+    ...c,
+    ...checkpointStats(runs[i]!.tasks.values(), passThreshold),
+  }));
+  const diff = options.diff
+    ? taskDiffs(
+        tasks.map((t) => t.id),
+        runs.map((r) => r.tasks),
+      )
+    : undefined;
+  const report: EvalReport = {
+    seed,
+    pass_threshold: passThreshold,
+    checkpoints: results,
+    ...(diff ? { diff: { tasks: diff.changed, counts: diff.counts } } : {}),
+  };
+  if (ctx.json) io.json(evalDocument(report));
+  else printEval(io, report);
+
+  const unscored = results.findIndex((r) => r.mean === null);
+  if (unscored >= 0)
+    throw new CliError(
+      `no sample of ${results[unscored]!.model} was scored: ${runs[unscored]!.firstFailure ?? 'every sample failed'}`,
+    );
+  const last = results.at(-1)!;
+  if (options.failUnder !== undefined && last.mean! < options.failUnder)
+    throw new CliError(
+      `${last.model}: mean reward ${last.mean!.toFixed(3)} is under --fail-under ${options.failUnder}`,
+    );
+}

@@ -1,0 +1,55 @@
+// `aip eval`: its flags, help and examples; the code that runs is eval.run.ts.
+
+import type { Context } from '../../context.js';
+import { DEFAULT_EVAL_GROUP_SIZE, DEFAULT_EVAL_SEED, DEFAULT_PASS_THRESHOLD } from '../../eval/defaults.js';
+import { examples } from '../examples.js';
+import { collect, parseNumber } from '../parsers.js';
+import { samplingFlags } from '../sampling-flags.js';
+import type { OptionsOf, Parent } from '../types.js';
+
+function define(program: Parent) {
+  const command = samplingFlags(
+    program
+      .command('eval')
+      .description(
+        'score checkpoints on a task set, sampled alike (the same seed for each): mean and spread of reward, pass rate, and which tasks changed',
+      )
+      .requiredOption(
+        '--model <model>',
+        'a checkpoint to evaluate: name[:stepN] of a model created here, or wandb-artifact:///team/project/name[:stepN] (repeatable; compared in the order given)',
+        collect,
+      )
+      .option('-o <key=value>', 'a request parameter, value as JSON when it parses (repeatable)', collect),
+    DEFAULT_EVAL_GROUP_SIZE,
+    String(DEFAULT_EVAL_SEED),
+  )
+    .option(
+      '--pass-threshold <x>',
+      `a sample passes when its reward is at least x (default ${DEFAULT_PASS_THRESHOLD})`,
+      parseNumber('--pass-threshold'),
+    )
+    .option(
+      '--diff',
+      'per task, the mean reward under each checkpoint: the tasks that changed, largest change first',
+    )
+    .option(
+      '--fail-under <x>',
+      "exit 1 when the last checkpoint's mean reward is under x (for CI)",
+      parseNumber('--fail-under'),
+    );
+  return examples(command, [
+    'aip eval --model agent-001:step2 --model agent-001:step8 --tasks tasks.jsonl --reward exact',
+    'aip eval --model agent-001:step2 --model agent-001:step8 --tasks tasks.jsonl --reward exact --diff',
+    'aip eval --model agent-001 --tasks tasks.jsonl --reward-cmd "python3 score.py" -K 4 --fail-under 0.8',
+    'aip eval --model agent-001:step5 --tasks tasks.jsonl --reward contains --json | jq .checkpoints[0].mean',
+  ]);
+}
+
+export type EvalOptions = OptionsOf<typeof define>;
+
+export function registerEval(program: Parent, ctx: Context): void {
+  define(program).action(async (options) => {
+    const { runEvalCommand } = await import('./eval.run.js');
+    await runEvalCommand(ctx, options);
+  });
+}

@@ -1,0 +1,58 @@
+// One checkpoint of an eval: every task sampled with the rollouts machinery (no groups file; the
+// groups are read as each completes), the rewards kept per task for the statistics and the diff.
+
+import type OpenAI from 'openai';
+import type { Context } from '../context.js';
+import { progressReport } from '../rollouts/progress-report.js';
+import { type RolloutEvents, type RolloutPlan, type RolloutTotals, runRollouts } from '../rollouts/run.js';
+import type { TaskRewards } from './statistics.js';
+
+export interface CheckpointRun {
+  /** By task id. A task is missing when the run was stopped before its group completed. */
+  tasks: Map<string, TaskRewards>;
+  /** Why the first failed sample failed, to say so when none was scored. */
+  firstFailure: string | undefined;
+  totals: RolloutTotals;
+}
+
+export async function evaluateCheckpoint(
+  ctx: Context,
+  client: OpenAI,
+  plan: RolloutPlan,
+  label: string,
+  signal: AbortSignal,
+  traceExchange: RolloutEvents['traceExchange'],
+): Promise<CheckpointRun> {
+  const tasks = new Map<string, TaskRewards>();
+  let firstFailure: string | undefined;
+  const report = progressReport(ctx.io, plan.tasks.length, label);
+  let samples = 0;
+  // runRollouts returns its totals at the end; the progress line is fed from the groups as they come.
+  const live: RolloutTotals = { groups: 0, trajectories: 0, failed: 0, rewardSum: 0, throttled: 0 };
+  let totals = live;
+  try {
+    totals = await runRollouts(ctx, client, plan, undefined, signal, {
+      onSample: (outcome) => {
+        if (outcome === 'throttled') live.throttled++;
+        else samples++;
+        report.update(live, samples);
+      },
+      onGroup: (group, task) => {
+        const trajectories = group.trajectories as Array<{ reward: number }>;
+        const exceptions = (group.exceptions ?? []) as Array<{ message: string }>;
+        firstFailure ??= exceptions[0]?.message;
+        const rewards = trajectories.map((t) => t.reward);
+        tasks.set(task.id, { rewards, failed: exceptions.length });
+        live.groups++;
+        live.trajectories += rewards.length;
+        live.failed += exceptions.length;
+        live.rewardSum += rewards.reduce((sum, r) => sum + r, 0);
+        report.update(live, samples);
+      },
+      traceExchange,
+    });
+  } finally {
+    report.end();
+  }
+  return { tasks, firstFailure, totals };
+}
