@@ -157,11 +157,6 @@ export async function runRollouts(
     const params = plan.params;
     const endTrace = events.traceExchange?.({ ...params });
     let sampled: Awaited<ReturnType<typeof sampleOnce>>;
-    // A signal of its own for each request, tied to the run's: the SDK leaves its listener on the
-    // signal it is given, and on the run's they would pile up, one per request.
-    const request = new AbortController();
-    const abortRequest = () => request.abort();
-    stop.signal.addEventListener('abort', abortRequest, { once: true });
     try {
       sampled = await sampleOnce(
         client,
@@ -172,11 +167,9 @@ export async function runRollouts(
           params,
           seed: sampleSeed(plan.seed, slot.task.id, slot.sample),
         },
-        request.signal,
+        stop.signal,
       );
-      stop.signal.removeEventListener('abort', abortRequest);
     } catch (error) {
-      stop.signal.removeEventListener('abort', abortRequest);
       await endTrace?.({ error });
       if (error instanceof Throttled) {
         limit.release('throttled', error.retryAfterMs ?? 1000);
