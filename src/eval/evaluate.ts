@@ -27,26 +27,18 @@ export async function evaluateCheckpoint(
   let firstFailure: string | undefined;
   const report = progressReport(ctx.io, plan.tasks.length, label);
   let samples = 0;
-  // runRollouts returns its totals at the end; the progress line is fed from the groups as they come.
-  const live: RolloutTotals = { groups: 0, trajectories: 0, failed: 0, rewardSum: 0, throttled: 0 };
-  let totals = live;
+  let totals: RolloutTotals;
   try {
     totals = await runRollouts(ctx, client, plan, undefined, signal, {
-      onSample: (outcome) => {
-        if (outcome === 'throttled') live.throttled++;
-        else samples++;
+      onSample: (outcome, live) => {
+        if (outcome !== 'throttled') samples++;
         report.update(live, samples);
       },
-      onGroup: (group, task) => {
+      onGroup: (group, task, live) => {
         const trajectories = group.trajectories as Array<{ reward: number }>;
         const exceptions = (group.exceptions ?? []) as Array<{ message: string }>;
         firstFailure ??= exceptions[0]?.message;
-        const rewards = trajectories.map((t) => t.reward);
-        tasks.set(task.id, { rewards, failed: exceptions.length });
-        live.groups++;
-        live.trajectories += rewards.length;
-        live.failed += exceptions.length;
-        live.rewardSum += rewards.reduce((sum, r) => sum + r, 0);
+        tasks.set(task.id, { rewards: trajectories.map((t) => t.reward), failed: exceptions.length });
         report.update(live, samples);
       },
       traceExchange,
