@@ -5,7 +5,7 @@ import { examples } from '../examples.js';
 import { parseInterval } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
 import { JOB } from './arguments.js';
-import { givenWords, parseStall, STALL_FLAG, STALL_HELP } from './flags.js';
+import { givenWords, parseStall, STALL_FLAG, STALL_HELP } from '../wait-flags.js';
 
 function define(jobs: Parent) {
   const wait = jobs
