@@ -142,6 +142,11 @@ export async function runRollouts(
     const params = plan.params;
     const endTrace = events.traceExchange?.({ ...params });
     let sampled: Awaited<ReturnType<typeof sampleOnce>>;
+    // The SDK leaves a listener on the signal it is given, per request: a signal of the request's own,
+    // tied to the run's, keeps them from piling up on the run's over thousands of samples.
+    const request = new AbortController();
+    const cancel = () => request.abort();
+    stop.signal.addEventListener('abort', cancel, { once: true });
     try {
       sampled = await sampleOnce(
         client,
@@ -152,7 +157,7 @@ export async function runRollouts(
           params,
           seed: sampleSeed(plan.seed, slot.task.id, slot.sample),
         },
-        stop.signal,
+        request.signal,
       );
     } catch (error) {
       await endTrace?.({ error });
@@ -174,6 +179,8 @@ export async function runRollouts(
       fatal ??= error;
       stop.abort();
       return;
+    } finally {
+      stop.signal.removeEventListener('abort', cancel);
     }
     limit.release(sampled.ok ? 'ok' : 'failed');
     events.onSample?.(sampled.ok ? 'ok' : 'failed');
