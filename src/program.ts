@@ -21,6 +21,7 @@ import { registerModels } from './commands/models/register.js';
 import { registerRollouts } from './commands/rollouts/rollouts.js';
 import { registerSystemCheck } from './commands/system-check/system-check.js';
 import { registerTraces } from './commands/traces/register.js';
+import { registerTrain } from './commands/train/register.js';
 import type { Parent } from './commands/types.js';
 import { deferVerbs, wholeTree } from './commands/verbs.js';
 import type { Context } from './context.js';
@@ -247,6 +248,7 @@ export function buildProgram(ctx: Context, options: { deferVerbs?: boolean } = {
   registerChat(root, ctx);
   registerRollouts(root, ctx);
   registerEval(root, ctx);
+  registerTrain(root, ctx);
   registerHealth(root, ctx);
   registerSystemCheck(root, ctx);
   registerDoctor(root, ctx);

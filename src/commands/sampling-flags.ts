@@ -11,17 +11,32 @@ import {
 } from '../rollouts/defaults.js';
 import { collect, parseNumber, parseSecondsUpToADay, parseWhole } from './parsers.js';
 
+export const TASKS_HELP =
+  'tasks, JSON Lines: {"messages": [...], "tools"?, "reference"?, "metadata"?, "id"?}';
+
 export function samplingFlags<Args extends unknown[], Opts extends OptionValues>(
   command: Command<Args, Opts>,
   defaultGroupSize = DEFAULT_GROUP_SIZE,
   // eval compares checkpoints on the same samples, so it has a fixed seed where rollouts draw one.
   defaultSeed = 'random',
 ) {
+  return samplingSettingFlags(
+    command.requiredOption('--tasks <file>', TASKS_HELP),
+    defaultGroupSize,
+    defaultSeed,
+  );
+}
+
+/**
+ * The flags but --tasks, for a command that adds it itself (train rl: optional, as --resume takes
+ * the tasks from the run directory).
+ */
+export function samplingSettingFlags<Args extends unknown[], Opts extends OptionValues>(
+  command: Command<Args, Opts>,
+  defaultGroupSize = DEFAULT_GROUP_SIZE,
+  defaultSeed = 'random',
+) {
   return command
-    .requiredOption(
-      '--tasks <file>',
-      'tasks, JSON Lines: {"messages": [...], "tools"?, "reference"?, "metadata"?, "id"?}',
-    )
     .option(
       '-K, --group-size <k>',
       `samples per task (default ${defaultGroupSize})`,

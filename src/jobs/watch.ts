@@ -54,6 +54,11 @@ export interface WatchOptions {
   stall?: { text: string; ms: number };
   /** The command line as given (after `aip`): on GitHub Actions, the command that reproduces the step. */
   argv?: readonly string[];
+  /**
+   * The wait is a step of a longer command (train rl): that command prints its own result (no --json
+   * of the job, no GitHub Actions outputs per job), and `resume` is the command that carries it on.
+   */
+  within?: { resume: string };
 }
 
 /** "no event yet", or the last event in a few words with its id (the cursor to look from). */
@@ -123,7 +128,7 @@ export async function watchJob(
 
   const resumeArgs = ['jobs', 'wait', jobId];
   if (options.stall) resumeArgs.push('--stall', options.stall.text);
-  const resume = ctx.commandLine(resumeArgs);
+  const resume = options.within?.resume ?? ctx.commandLine(resumeArgs);
   let failure: CliError | undefined;
   let ending: WaitEnd | undefined;
   switch (end.kind) {
@@ -147,14 +152,15 @@ export async function watchJob(
       if (state.status === 'failed') failure = new JobFailedError(`job ${jobId} ${describeState(state)}`);
   }
 
-  const gha = ending === undefined ? undefined : githubActions(ctx);
+  const gha = ending === undefined || options.within ? undefined : githubActions(ctx);
   // The server is asked about the job only when something printed needs it: a job not remembered here
   // (its kind, model and creation time), or a step summary (its training times).
   // Not after Ctrl-C, nor past the --timeout, unless for the summary that a run is waiting for.
   const stopped = end.kind === 'interrupted' || end.kind === 'timeout';
-  const server = gha || (ctx.json && !job.entry && !stopped) ? await readServerJob(ctx, jobId) : undefined;
+  const printJson = ctx.json && !options.within;
+  const server = gha || (printJson && !job.entry && !stopped) ? await readServerJob(ctx, jobId) : undefined;
   const about = aboutJob(ctx, job.entry, server);
-  if (ctx.json) io.json(jobJson(jobId, about, progressNow));
+  if (printJson) io.json(jobJson(jobId, about, progressNow));
   if (gha && ending) {
     await reportWait(ctx, gha, {
       id: jobId,

@@ -19,7 +19,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, constants as osConstants } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { CliError } from '../errors/errors.js';
 import { isProcessAlive, writeTarget } from '../fs/atomic-write.js';
@@ -148,6 +148,23 @@ export async function updateJsonFile<T extends object>(
   }
 }
 
+/**
+ * conf, without the signal handlers it brings: its writer (atomically) loads when-exit, which on
+ * SIGINT, SIGTERM and the like re-raises the signal to end the process. Once a command had written a
+ * local record (jobs create --wait, train rl), Ctrl-C would then kill it instead of letting it stop
+ * cleanly (ctx.interruptible: say how to resume, exit 130). Its handlers are taken off as it loads;
+ * the temporary files it cleans up on exit are cleaned by its 'exit' hook, which stays.
+ */
+async function loadConf() {
+  const signals = Object.keys(osConstants.signals) as NodeJS.Signals[];
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const { default: Conf } = await import('conf');
+  for (const s of signals)
+    for (const listener of process.listeners(s))
+      if (!before.get(s)!.has(listener)) process.off(s, listener as () => void);
+  return Conf;
+}
+
 async function writeUnderLock<T extends object>(
   file: string,
   read: (file: string) => T,
@@ -161,7 +178,7 @@ async function writeUnderLock<T extends object>(
   const target = writeTarget(file, true);
   if (target !== file) statSync(dirname(target));
   removeConfLeftovers(target);
-  const { default: Conf } = await import('conf');
+  const Conf = await loadConf();
   // conf writes in place, not atomically, when SNAP is set (as it is for a Node installed as a snap):
   // hidden from it while it writes (synchronously: nothing else runs meanwhile).
   const snap = process.env.SNAP;

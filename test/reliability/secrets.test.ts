@@ -19,6 +19,7 @@ let modelId: string;
 let jobId: string;
 let spansFile: string;
 let tasksFile: string;
+let trainRunDir: string;
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 const BASIC = Buffer.from(`api:${TEST_KEY}`).toString('base64');
 const BEARER_HEADER = `Bearer ${TEST_KEY}`;
@@ -37,6 +38,14 @@ beforeAll(async () => {
     '{"messages": [{"role": "user", "content": "What is 2 + 2?"}], "reference": "4"}\n',
   );
   writeFileSync(spansFile, readFileSync(join(import.meta.dirname, '..', 'fixtures', 'spans.json')));
+  // A run of one iteration, made here where the model's name is remembered: each run below has a
+  // config directory of its own, and resumes it (the plan, and the model's name, are in run.json).
+  trainRunDir = join(t.dir, 'train-run');
+  const trained = await t.run(
+    words`train rl --model secrets --tasks ${tasksFile} --reward exact -K 2 --steps 1 --run-dir ${trainRunDir} --interval 0.01`,
+    { sleepCap: 5 },
+  );
+  if (trained.code !== 0) throw new Error(`train rl: ${trained.stderr}`);
 });
 
 /** Every leaf command, with arguments that make it do its work (stdin where it reads one). */
@@ -122,6 +131,7 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
       '--trace',
     ],
   }),
+  'train rl': () => ({ argv: ['train', 'rl', '--resume', trainRunDir] }),
   health: () => ({ argv: ['health'] }),
   doctor: () => ({ argv: ['doctor'] }),
   'system-check': () => ({ argv: ['system-check'] }),

@@ -33,6 +33,11 @@ export const OPTION_VALUES = {
   'aip rollouts --tasks': 'file',
   'aip rollouts --output': 'file',
   'aip traces generate --output': 'file',
+  'aip train rl --model': 'model',
+  'aip train rl --tasks': 'file',
+  'aip train rl --config': 'file',
+  'aip train rl --run-dir': 'directory',
+  'aip train rl --resume': 'directory',
 } as const satisfies Record<string, ValueKind>;
 
 /** The arguments whose values are of a kind: "command path <name>". */

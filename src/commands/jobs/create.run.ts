@@ -2,7 +2,6 @@
 // sent, and that POST is never retried once it may have reached the server. --dry-run prints the
 // exact request instead; --wait follows the job to its end.
 
-import { readFileSync } from 'node:fs';
 import type { PreparedRequest, RequestOptions } from '../../api/http.js';
 import { lineLimitFrom } from '../../api/limits.js';
 import { rlJobRequest, sftJobRequest } from '../../api/training.js';
@@ -10,6 +9,7 @@ import type { CreateRlJob, CreateSftJob, JobKind, JobResponse } from '../../api/
 import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
 import { CliError, UsageError } from '../../errors/errors.js';
+import { checkSettings, given, loadJsonObject, rlExperimentalConfig } from '../../jobs/job-config.js';
 import { type RememberedJob, readJobRecord, rememberJob } from '../../jobs/local-record.js';
 import { jobRecordFile } from '../../jobs/resolve.js';
 import { aboutEntry, JUST_CREATED, jobJson } from '../../jobs/shape.js';
@@ -20,72 +20,10 @@ import { redactHeader } from '../../output/secrets.js';
 import { printFields } from '../../output/table.js';
 import { isoTime } from '../../output/time.js';
 import { problemLines } from '../../validate/check-file.js';
-import { annotateConfigProblems, type SettingProblem } from '../../validate/config-problems.js';
-import { EXPERIMENTAL_FIELDS, SFT_CONFIG_FIELDS } from '../../validate/jobs-schema.js';
-import { type Fields, formatPath, obj, validate } from '../../validate/schema.js';
+import { SFT_CONFIG_FIELDS } from '../../validate/jobs-schema.js';
 import { checkSftFile } from '../../validate/sft.js';
 import { readTrajectoryGroups } from '../../validate/trajectory-file.js';
 import type { CreateRlOptions, CreateSftOptions } from './create.js';
-
-/** A JSON object given inline ('{…}') or as a file path (optionally '@path'). */
-export function loadJsonObject(value: string, flag: string): Record<string, unknown> {
-  const inline = value.trim().startsWith('{');
-  let text = value;
-  if (!inline) {
-    const path = value.startsWith('@') ? value.slice(1) : value;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        `${flag}: cannot read ${path} (${(error as NodeJS.ErrnoException).code}); give a JSON object or a file holding one`,
-      );
-    }
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${flag}: not valid JSON (${(error as Error).message.split('\n')[0]})`);
-  }
-  if (!isObject(parsed)) throw new UsageError(`${flag}: expected a JSON object`);
-  return parsed;
-}
-
-/**
- * Checks settings against the schema's fields; an unknown name is refused (a typo, most likely). With
- * `configFile` (--config given as a file), each problem is also annotated on its line on CI.
- */
-function checkSettings(
-  ctx: Context,
-  settings: Record<string, unknown>,
-  fields: Fields,
-  what: string,
-  configFile: string | undefined,
-): void {
-  const problems: SettingProblem[] = validate(obj({}, fields), settings).map((i) => ({
-    path: i.path,
-    message: `${what}.${formatPath(i.path)}: ${i.msg}`,
-  }));
-  for (const key of Object.keys(settings)) {
-    if (!Object.hasOwn(fields, key))
-      problems.push({
-        path: [key],
-        message: `${what}.${key}: not a setting of ${what}; known: ${Object.keys(fields).join(', ')}`,
-      });
-  }
-  if (problems.length === 0) return;
-  if (configFile !== undefined && !configFile.trim().startsWith('{'))
-    annotateConfigProblems(ctx.io, configFile, problems);
-  throw new UsageError(
-    `--config: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the ${what}; nothing was sent`,
-    { details: problems.map((p) => p.message) },
-  );
-}
-
-/** Drops the flags that were not given, so that they do not override the config. */
-function given(values: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
-}
 
 function printDryRun(ctx: Context, request: PreparedRequest): void {
   const { io } = ctx;
@@ -194,19 +132,7 @@ export async function runCreateRl(
 ): Promise<void> {
   checkWaitFlags(options);
   const model = resolveModelArg(ctx, options.model);
-  const fromFile = options.config === undefined ? {} : loadJsonObject(options.config, '--config');
-  const experimental = {
-    ...fromFile,
-    ...given({
-      learning_rate: options.learningRate,
-      loss_fn: options.lossFn,
-      kl_penalty_coef: options.klPenaltyCoef,
-      epsilon: options.epsilon,
-      advantage_balance: options.advantageBalance,
-      allow_training_without_logprobs: options.allowTrainingWithoutLogprobs,
-    }),
-  };
-  checkSettings(ctx, experimental, EXPERIMENTAL_FIELDS, 'experimental_config', options.config);
+  const experimental = rlExperimentalConfig(ctx, options);
   const { groups } = await readTrajectoryGroups(ctx, options.file);
   const body: CreateRlJob = { model_id: model.id, trajectory_groups: groups };
   if (Object.keys(experimental).length > 0) body.experimental_config = experimental;

@@ -4,9 +4,10 @@
 import { type Command, InvalidArgumentError, Option, type OptionValues } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
-import { parseInterval, parseNumber, parseNumberList } from '../parsers.js';
+import { parseInterval, parseNumberList } from '../parsers.js';
+import { rlConfigFlags } from '../rl-config-flags.js';
 import type { OptionsOf, Parent } from '../types.js';
-import { givenWords, parseStall, STALL_FLAG, STALL_HELP } from './flags.js';
+import { givenWords, parseStall, STALL_FLAG, STALL_HELP } from '../wait-flags.js';
 
 const MODEL = 'model id, or a name created from this machine';
 
@@ -36,21 +37,13 @@ function parseBatchSize(value: string): number | 'auto' {
 
 function defineRl(create: Parent) {
   const rl = waitOptions(
-    create
-      .command('rl')
-      .description('an RL job from trajectory groups (JSON Lines or a JSON array; - for stdin)')
-      .requiredOption('--model <model>', MODEL)
-      .requiredOption('--file <path>', 'trajectory groups to train on')
-      .option('--learning-rate <x>', 'learning rate (e.g. 5e-6)', parseNumber('--learning-rate'))
-      .addOption(new Option('--loss-fn <fn>', 'loss function').choices(['cispo', 'ppo']))
-      .option('--kl-penalty-coef <x>', 'KL penalty coefficient', parseNumber('--kl-penalty-coef'))
-      .option('--epsilon <x>', 'clipping epsilon', parseNumber('--epsilon'))
-      .option('--advantage-balance <x>', 'advantage balance, -1 to 1', parseNumber('--advantage-balance'))
-      .option('--allow-training-without-logprobs', 'train on choices that carry no logprobs')
-      .option(
-        '--config <json|file>',
-        'more experimental_config settings: a JSON object, or a file holding one',
-      ),
+    rlConfigFlags(
+      create
+        .command('rl')
+        .description('an RL job from trajectory groups (JSON Lines or a JSON array; - for stdin)')
+        .requiredOption('--model <model>', MODEL)
+        .requiredOption('--file <path>', 'trajectory groups to train on'),
+    ),
   );
   return examples(rl, [
     'aip jobs create rl --model agent-001 --file groups.jsonl --wait',

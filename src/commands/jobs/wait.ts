@@ -4,8 +4,8 @@ import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { parseInterval } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { givenWords, parseStall, STALL_FLAG, STALL_HELP } from '../wait-flags.js';
 import { JOB } from './arguments.js';
-import { givenWords, parseStall, STALL_FLAG, STALL_HELP } from './flags.js';
 
 function define(jobs: Parent) {
   const wait = jobs

@@ -1,8 +1,8 @@
-// What the waiting verbs share (jobs wait, jobs create --wait): the --stall flag, and the command line
+// What the waiting verbs share (jobs wait, jobs create --wait, train rl): the --stall flag, and the command line
 // as given, which a step summary on GitHub Actions shows as the command that reproduces the step.
 
 import { InvalidArgumentError } from '@commander-js/extra-typings';
-import { parseDuration } from '../../output/time.js';
+import { parseDuration } from '../output/time.js';
 
 export const STALL_FLAG = '--stall <duration>';
 export const STALL_HELP =

@@ -1,0 +1,101 @@
+// One iteration's rollouts: the tasks not yet in its groups file, sampled from the iteration's
+// checkpoint with the iteration's seed (the rollouts code, src/rollouts/), a group appended as each is
+// complete. The file is always opened to resume: a stopped iteration carries on where it was, and the
+// groups it wrote are neither sampled again nor changed.
+
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Context } from '../context.js';
+import { CliError } from '../errors/errors.js';
+import { isObject } from '../lib/json.js';
+import { openGroupFile } from '../rollouts/group-file.js';
+import { progressReport } from '../rollouts/progress-report.js';
+import { type RolloutTotals, runRollouts } from '../rollouts/run.js';
+import { rolloutClient, rolloutPlan, type SamplingOptions, traceHook } from '../rollouts/setup.js';
+import type { Task } from '../rollouts/tasks.js';
+import type { IterationRecord, RolloutSummary } from './run-dir.js';
+
+export interface SamplingSetup extends SamplingOptions {
+  params: Record<string, unknown>;
+}
+
+/** The totals of a groups file, whichever run wrote its groups. */
+export function summarizeGroups(groups: readonly unknown[]): RolloutSummary {
+  let trajectories = 0;
+  let failed = 0;
+  let rewardSum = 0;
+  for (const group of groups) {
+    if (!isObject(group)) continue;
+    const list = Array.isArray(group.trajectories) ? group.trajectories : [];
+    trajectories += list.length;
+    for (const t of list) if (isObject(t) && typeof t.reward === 'number') rewardSum += t.reward;
+    failed += Array.isArray(group.exceptions) ? group.exceptions.length : 0;
+  }
+  return {
+    groups: groups.length,
+    trajectories,
+    failed,
+    mean_reward: trajectories > 0 ? rewardSum / trajectories : null,
+  };
+}
+
+/**
+ * Samples what the iteration's file lacks. Returns false when `signal` stopped it (what was written
+ * stays); every group written, true.
+ */
+export async function sampleIteration(
+  ctx: Context,
+  iteration: IterationRecord,
+  where: { file: string; model: string; label: string },
+  tasks: readonly Task[],
+  sampling: SamplingSetup,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const { io } = ctx;
+  mkdirSync(dirname(where.file), { recursive: true });
+  const file = openGroupFile(where.file, { resume: true, force: false });
+  try {
+    if (file.cutBytes > 0)
+      io.warn(
+        `${where.file}: its last line was unfinished (${file.cutBytes} bytes, a stopped run's) and was cut off`,
+      );
+    const pending = tasks.filter((task) => !file.done.has(task.id));
+    if (pending.length === 0) return true;
+    const plan = rolloutPlan(ctx, { ...sampling, seed: iteration.seed, model: where.model, tasks: pending });
+    io.info(
+      `${where.label}: sampling ${pending.length} task${pending.length === 1 ? '' : 's'} × ${plan.groupSize} from ${where.model}${file.done.size > 0 ? ` (${file.done.size} done before)` : ''}`,
+    );
+    const report = progressReport(io, pending.length, where.label);
+    let samples = 0;
+    // Counted here from each group: runRollouts' own totals come only at its end.
+    const live: RolloutTotals = { groups: 0, trajectories: 0, failed: 0, rewardSum: 0, throttled: 0 };
+    try {
+      await runRollouts(ctx, await rolloutClient(ctx), plan, file, signal, {
+        onSample: (outcome) => {
+          if (outcome === 'throttled') live.throttled++;
+          else samples++;
+          report.update(live, samples);
+        },
+        onGroup: (group) => {
+          const one = summarizeGroups([group]);
+          live.groups++;
+          live.trajectories += one.trajectories;
+          live.failed += one.failed;
+          live.rewardSum += (one.mean_reward ?? 0) * one.trajectories;
+          report.update(live, samples);
+        },
+        traceExchange: await traceHook(ctx, sampling, where.model),
+      });
+    } finally {
+      report.end();
+    }
+    if (signal.aborted) return false;
+    if (live.groups < pending.length)
+      throw new CliError(
+        `internal: ${pending.length - live.groups} groups of ${where.label} were not written`,
+      );
+    return true;
+  } finally {
+    file.close();
+  }
+}

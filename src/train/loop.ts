@@ -1,0 +1,187 @@
+// The RL loop of `aip train rl`: for each iteration, rollouts on the model's latest checkpoint →
+// (--log-split) the groups logged → an RL job from them → its wait → the next. Each step is recorded in
+// run.json as it happens (run-dir.ts), and each is skipped on --resume when recorded done: sampling
+// carries on in the iteration's groups file, a job created is waited for (never created again), a
+// create whose answer was lost stops the run (create-job.ts), and a job that failed is created again
+// from the same groups (its id kept under failed_jobs).
+//
+// Ctrl-C (or SIGTERM) is listened for over the whole loop: it stops sampling and waiting at once, and
+// otherwise the request in flight (a create, above all) is let finish and recorded before the run
+// stops; everything stays, and the message gives the command that resumes.
+
+import type { Context } from '../context.js';
+import { CliError, InterruptedError, JobFailedError } from '../errors/errors.js';
+import { watchJob } from '../jobs/watch.js';
+import { seedFrom } from '../lib/seeded-random.js';
+import { type ModelRef, withModel } from '../models/resolve.js';
+import type { Task } from '../rollouts/tasks.js';
+import { readTrajectoryGroups } from '../validate/trajectory-file.js';
+import { createIterationJob, uncertainCreate } from './create-job.js';
+import { type SamplingSetup, sampleIteration, summarizeGroups } from './iteration-rollouts.js';
+import type { IterationRecord, RunDir } from './run-dir.js';
+
+export interface LoopSetup {
+  model: ModelRef;
+  tasks: readonly Task[];
+  sampling: SamplingSetup;
+  wait: { intervalSeconds?: number; stall?: { text: string; ms: number } };
+  /** The command that resumes the run, for every message that stops it. */
+  resume: string;
+}
+
+/** An iteration's seed: the run's and the iteration's number, so a resumed run samples the same. */
+export function iterationSeed(runSeed: number, iteration: number): number {
+  return seedFrom(JSON.stringify(['train rl', runSeed, iteration])) & 0x7fffffff;
+}
+
+async function latestStep(ctx: Context, model: ModelRef): Promise<number> {
+  const page = await withModel(ctx, model, () =>
+    ctx.training().listCheckpoints(model.id, { limit: 1, order: 'desc' }),
+  );
+  const latest = page.data[0];
+  if (!latest) throw new CliError(`${model.label} has no checkpoint to sample`);
+  return latest.step;
+}
+
+function stopped(ctx: Context, run: RunDir, iteration: IterationRecord, setup: LoopSetup): never {
+  ctx.io.err(
+    `Stopped at iteration ${iteration.iteration} of ${run.state.steps}; everything is kept in ${run.dir}. Resume with: ${setup.resume}`,
+  );
+  throw new InterruptedError(undefined, ctx.stopSignal ?? 'SIGINT');
+}
+
+function beginIteration(ctx: Context, run: RunDir, n: number, step: number): IterationRecord {
+  const iteration: IterationRecord = {
+    iteration: n,
+    seed: iterationSeed(run.state.seed, n),
+    checkpoint_step: step,
+    groups_file: `iteration-${n}/groups.jsonl`,
+  };
+  run.state.iterations.push(iteration);
+  run.save();
+  ctx.io.info(`Iteration ${n} of ${run.state.steps}: checkpoint step ${step}`);
+  return iteration;
+}
+
+async function logGroups(
+  ctx: Context,
+  run: RunDir,
+  iteration: IterationRecord,
+  model: ModelRef,
+  split: string,
+) {
+  if (iteration.log?.state === 'sending') {
+    // Sent by a run that stopped before the answer: it may be logged; logging again could double it.
+    ctx.io.warn(
+      `iteration ${iteration.iteration}'s groups may have been logged to split "${split}" already (the run stopped before the answer): not logged again`,
+    );
+    iteration.log.state = 'unknown';
+    run.save();
+    return;
+  }
+  if (iteration.log) return;
+  const { groups } = await readTrajectoryGroups(ctx, run.path(iteration.groups_file));
+  iteration.log = { split, state: 'sending' };
+  run.save();
+  await withModel(ctx, model, () =>
+    ctx.training().logTrajectories(model.id, { split, trajectory_groups: groups }),
+  );
+  iteration.log.state = 'logged';
+  run.save();
+  ctx.io.info(`Iteration ${iteration.iteration}: logged ${groups.length} groups to split "${split}"`);
+}
+
+/** Follows the iteration's job to its end; records it. A failed job ends the run (exit 5). */
+async function waitForJob(ctx: Context, run: RunDir, iteration: IterationRecord, setup: LoopSetup) {
+  const id = iteration.job_id!;
+  try {
+    await watchJob(ctx, { id, entry: undefined }, { ...setup.wait, within: { resume: setup.resume } });
+  } catch (error) {
+    if (error instanceof JobFailedError) {
+      iteration.job_state = 'failed';
+      iteration.job_error = error.message;
+      run.save();
+      error.hint = `the run is kept in ${run.dir}; ${setup.resume} creates the job again from the same groups`;
+    }
+    throw error;
+  }
+  iteration.job_state = 'succeeded';
+  iteration.new_checkpoint_step = await latestStep(ctx, setup.model);
+  run.save();
+  ctx.io.info(
+    `Iteration ${iteration.iteration}: job ${id} succeeded; latest checkpoint step ${iteration.new_checkpoint_step}`,
+  );
+}
+
+async function runIteration(
+  ctx: Context,
+  run: RunDir,
+  n: number,
+  setup: LoopSetup,
+  signal: AbortSignal,
+): Promise<void> {
+  const { io } = ctx;
+  const recorded = run.state.iterations[n - 1];
+  if (recorded?.job_state === 'succeeded') return;
+  if (recorded?.job_state === 'failed') {
+    io.info(`Iteration ${n}: job ${recorded.job_id} failed; creating it again from the same groups`);
+    recorded.failed_jobs = [
+      ...(recorded.failed_jobs ?? []),
+      { job_id: recorded.job_id!, error: recorded.job_error },
+    ];
+    for (const key of ['job_id', 'job_state', 'job_error', 'create_sent_at'] as const) delete recorded[key];
+    run.save();
+  }
+  if (recorded?.create_sent_at && !recorded.job_id) throw uncertainCreate(ctx, run, recorded);
+  const iteration = recorded ?? beginIteration(ctx, run, n, await latestStep(ctx, setup.model));
+  if (signal.aborted) stopped(ctx, run, iteration, setup);
+  const label = `Iteration ${n}`;
+
+  if (!iteration.rollouts) {
+    const model = `wandb-artifact:///${run.state.model.name}:step${iteration.checkpoint_step}`;
+    const file = run.path(iteration.groups_file);
+    const done = await sampleIteration(
+      ctx,
+      iteration,
+      { file, model, label },
+      setup.tasks,
+      setup.sampling,
+      signal,
+    );
+    if (!done) stopped(ctx, run, iteration, setup);
+    const { groups } = await readTrajectoryGroups(ctx, file);
+    iteration.rollouts = summarizeGroups(groups);
+    run.save();
+    const { mean_reward, trajectories, failed } = iteration.rollouts;
+    io.info(
+      `${label}: mean reward ${mean_reward === null ? '–' : mean_reward.toFixed(3)} over ${trajectories} trajectories${failed ? ` (${failed} failed)` : ''}`,
+    );
+  }
+  if (iteration.rollouts.trajectories === 0)
+    throw new CliError(
+      `${label}: every trajectory failed, so there is nothing to train on (the groups' exceptions say why)`,
+      {
+        hint: `the groups are in ${run.path(iteration.groups_file)}`,
+      },
+    );
+  if (signal.aborted) stopped(ctx, run, iteration, setup);
+
+  if (run.state.log_split !== null) await logGroups(ctx, run, iteration, setup.model, run.state.log_split);
+  if (signal.aborted) stopped(ctx, run, iteration, setup);
+
+  if (!iteration.job_id) {
+    const id = await createIterationJob(ctx, run, iteration, setup.model);
+    io.info(`${label}: created RL job ${id}; following it (Ctrl-C stops the run, not the job)`);
+  }
+  if (signal.aborted) stopped(ctx, run, iteration, setup);
+  await waitForJob(ctx, run, iteration, setup);
+}
+
+export async function trainLoop(ctx: Context, run: RunDir, setup: LoopSetup): Promise<void> {
+  const { signal, release } = ctx.interruptible();
+  try {
+    for (let n = 1; n <= run.state.steps; n++) await runIteration(ctx, run, n, setup, signal);
+  } finally {
+    release();
+  }
+}
