@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The quick start (npm run demo): the emulator in the background, then, through the built-in `local`
 # profile, a model created, an RL job run to its end, the checkpoints it made listed, and the trained
-# model asked a question (on the Training API, as wandb-artifact:///…/demo-agent).
+# model asked a question (on the Training API, as wandb-artifact:///…/demo-agent); then an agent
+# trained from the shell (README, "Train an agent from the shell"): three iterations of rollouts on
+# arithmetic tasks scored by examples/reward.mjs, and the untrained checkpoint against the last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 aip() { node bin/aip.js --profile local "$@"; }
@@ -20,4 +22,11 @@ aip models create --name demo-agent --base-model OpenPipe/Qwen3-14B-Instruct --r
 aip jobs create rl --model demo-agent --file examples/groups.jsonl --wait
 aip checkpoints list demo-agent --order desc --limit 5
 aip chat -m demo-agent --usage "How did the training go?"
+
+run_dir="${TMPDIR:-/tmp}/aip-demo-train-$(date -u +%Y%m%dT%H%M%SZ)"
+aip models create --name math-agent --base-model OpenPipe/Qwen3-14B-Instruct --return-existing
+aip train rl --model math-agent --tasks examples/arithmetic.jsonl --steps 3 -K 8 \
+  --reward-cmd "node examples/reward.mjs" --run-dir "$run_dir"
+aip eval --model math-agent:step0 --model math-agent --tasks examples/arithmetic.jsonl --reward exact -K 4 --diff
+echo "The training run is kept in $run_dir" >&2
 echo "The emulator keeps running; stop it with: node bin/aip.js emulator stop" >&2
