@@ -13,14 +13,21 @@ export interface ProgressReport {
   end(): void;
 }
 
+/** The figures both forms of progress show: mean reward, rollouts a second, and what went wrong. */
+function figures(totals: RolloutTotals, samples: number, elapsedMs: number, digits: number) {
+  return {
+    mean: totals.trajectories > 0 ? (totals.rewardSum / totals.trajectories).toFixed(digits) : '–',
+    rate: elapsedMs > 0 ? (samples / (elapsedMs / 1000)).toFixed(1) : '0',
+    trouble: [
+      totals.failed > 0 ? `${totals.failed} failed` : '',
+      totals.throttled > 0 ? `${totals.throttled}× 429` : '',
+    ].filter(Boolean),
+  };
+}
+
 export function describeTotals(totals: RolloutTotals, samples: number, elapsedMs: number): string {
-  const mean = totals.trajectories > 0 ? (totals.rewardSum / totals.trajectories).toFixed(3) : '–';
-  const rate = elapsedMs > 0 ? (samples / (elapsedMs / 1000)).toFixed(1) : '0';
-  const extra = [
-    totals.failed > 0 ? `${totals.failed} failed` : '',
-    totals.throttled > 0 ? `${totals.throttled}× 429` : '',
-  ].filter(Boolean);
-  return `${rate} rollouts/s, mean reward ${mean}${extra.length ? `, ${extra.join(', ')}` : ''}`;
+  const { mean, rate, trouble } = figures(totals, samples, elapsedMs, 3);
+  return `${rate} rollouts/s, mean reward ${mean}${trouble.length ? `, ${trouble.join(', ')}` : ''}`;
 }
 
 export function progressReport(io: IO, totalGroups: number, label: string): ProgressReport {
@@ -32,12 +39,7 @@ export function progressReport(io: IO, totalGroups: number, label: string): Prog
       const elapsed = Date.now() - started;
       if (io.spinnersEnabled) {
         // Short, most telling first: the line is cut to the terminal's width from the right.
-        const mean = totals.trajectories > 0 ? (totals.rewardSum / totals.trajectories).toFixed(2) : '–';
-        const rate = elapsed > 0 ? (samples / (elapsed / 1000)).toFixed(1) : '0';
-        const trouble = [
-          totals.failed > 0 ? `${totals.failed} failed` : '',
-          totals.throttled > 0 ? `${totals.throttled}× 429` : '',
-        ].filter(Boolean);
+        const { mean, rate, trouble } = figures(totals, samples, elapsed, 2);
         lines.status(
           `${bar(totals.groups, totalGroups, 10)} ${totals.groups}/${totalGroups} · reward ${mean} · ${rate}/s${trouble.length ? ` · ${trouble.join(' · ')}` : ''}`,
         );
