@@ -59,6 +59,20 @@ export class AdaptiveLimit {
     }
   }
 
+  /**
+   * Lets every waiter go at once (the run is stopping: each sees that and gives its turn back), and
+   * the pause with them: Ctrl-C must not wait out a Retry-After.
+   */
+  wakeAll(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.resumeAt = 0;
+    for (const resolve of this.waiting.splice(0)) {
+      this.inFlight++;
+      resolve();
+    }
+  }
+
   /** Lets the process end: no timer is left waiting. */
   close(): void {
     if (this.timer) clearTimeout(this.timer);

@@ -4,7 +4,16 @@
 // the file is read back: the tasks it holds are not sampled again, and a last line left unfinished by
 // a kill (no newline, or not JSON) is cut off, as it was never a whole group.
 
-import { closeSync, existsSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  writeSync,
+} from 'node:fs';
 import { UsageError } from '../errors/errors.js';
 import { writeError } from '../fs/write-error.js';
 import { isObject } from '../lib/json.js';
@@ -14,6 +23,9 @@ export interface GroupOrigin {
   task_id: string;
   rollout_seed: number;
   rollout_model: string;
+  /** The request parameters (temperature, max_tokens, -o) and the reward as given. */
+  rollout_params?: Record<string, unknown>;
+  rollout_reward?: string;
 }
 
 export interface GroupFile {
@@ -64,26 +76,53 @@ function readBack(path: string): { groups: unknown[]; wholeBytes: number } {
   return { groups, wholeBytes: start };
 }
 
-export function openGroupFile(path: string, options: { resume: boolean; force: boolean }): GroupFile {
+/** What a groups file already holds, read before anything is written to it. */
+export interface PreviousGroups {
+  path: string;
+  /** Continue it (--resume); else it is made new, or emptied (--force). */
+  resume: boolean;
+  /** The groups already in the file, by task id. */
+  done: Map<string, Record<string, unknown>>;
+  /** Where its whole lines end, and its size: more is an unfinished last line, to be cut off. */
+  wholeBytes: number;
+  size: number;
+}
+
+/**
+ * Checks a groups file and reads what it holds, changing nothing: a command checks the rest of its
+ * input against it (and everything else) before openGroupFile truncates or creates anything, so that
+ * a mistake on the command line never costs a file.
+ */
+export function readGroupFile(path: string, options: { resume: boolean; force: boolean }): PreviousGroups {
   const exists = existsSync(path);
   if (exists && !options.resume && !options.force)
     throw new UsageError(`${path} exists: --resume continues it, --force starts it again`);
   const done = new Map<string, Record<string, unknown>>();
-  let cutBytes = 0;
+  if (!exists || !options.resume) return { path, resume: false, done, wholeBytes: 0, size: 0 };
+  let read: ReturnType<typeof readBack>;
+  let size: number;
+  try {
+    read = readBack(path);
+    size = statSync(path).size;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw writeError(path, error, { outcome: 'nothing was sampled' });
+  }
+  for (const group of read.groups) done.set(originOf(group)!.task_id, group as Record<string, unknown>);
+  return { path, resume: true, done, wholeBytes: read.wholeBytes, size };
+}
+
+/** Opens the file read before: an unfinished last line cut off, or the file made (or emptied). */
+export function openGroupFile(previous: PreviousGroups): GroupFile {
+  const { path, done } = previous;
+  const cutBytes = previous.resume ? previous.size - previous.wholeBytes : 0;
   let fd: number;
   try {
-    if (exists && options.resume) {
-      const { groups, wholeBytes } = readBack(path);
-      for (const group of groups) done.set(originOf(group)!.task_id, group as Record<string, unknown>);
-      fd = openSync(path, 'r+');
-      const size = readFileSync(path).length;
-      cutBytes = size - wholeBytes;
-      if (cutBytes > 0) ftruncateSync(fd, wholeBytes);
-      closeSync(fd);
+    if (previous.resume) {
+      if (cutBytes > 0) truncateSync(path, previous.wholeBytes);
       fd = openSync(path, 'a');
     } else fd = openSync(path, 'w', 0o644);
   } catch (error) {
-    if (error instanceof UsageError) throw error;
     throw writeError(path, error, { outcome: 'nothing was sampled' });
   }
   return {

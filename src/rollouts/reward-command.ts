@@ -55,6 +55,7 @@ export function runRewardCommand(
   input: unknown,
   options: { timeoutMs: number; env: Record<string, string | undefined>; signal?: AbortSignal },
 ): Promise<RewardResult> {
+  if (options.signal?.aborted) return Promise.resolve({ ok: false, reason: 'stopped' });
   return new Promise((resolve) => {
     const child = spawn('/bin/sh', ['-c', command], {
       env: options.env,

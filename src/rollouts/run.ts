@@ -8,7 +8,7 @@
 
 import { setMaxListeners } from 'node:events';
 import type OpenAI from 'openai';
-import { backoffDelay } from '../api/retry.js';
+import { backoffDelay, MAX_RETRY_AFTER_MS } from '../api/retry.js';
 import type { Context } from '../context.js';
 import { ApiError, CliError, NetworkError } from '../errors/errors.js';
 import { seedFrom } from '../lib/seeded-random.js';
@@ -38,6 +38,8 @@ export interface RolloutPlan {
   concurrency: number;
   seed: number;
   score: Scorer;
+  /** The reward as given ("--reward exact", "--reward-cmd …"), kept in each group's metadata. */
+  reward: string;
 }
 
 export interface RolloutEvents {
@@ -110,6 +112,11 @@ export async function runRollouts(
   // without a bound every sampled reply would start a process of its own.
   const scoring = new AdaptiveLimit(plan.concurrency);
   const onAbort = () => stop.abort();
+  // Stopping wakes whatever waits for a turn, a Retry-After pause included.
+  stop.signal.addEventListener('abort', () => {
+    limit.wakeAll();
+    scoring.wakeAll();
+  });
   signal.addEventListener('abort', onAbort, { once: true });
 
   const finishGroup = (task: Task, outcomes: Outcome[]) => {
@@ -127,6 +134,9 @@ export async function runRollouts(
         task_id: task.id,
         rollout_seed: plan.seed,
         rollout_model: plan.model,
+        // How it was sampled and scored: a resumed file must go on the same way (rollouts.run.ts).
+        rollout_params: plan.params,
+        rollout_reward: plan.reward,
       },
     };
     // What is written is what jobs create rl and models log take: checked by the same validator.
@@ -172,7 +182,9 @@ export async function runRollouts(
     } catch (error) {
       await endTrace?.({ error });
       if (error instanceof Throttled) {
-        limit.release('throttled', error.retryAfterMs ?? 1000);
+        // The server's pause, bounded as every other retry's is (a larger one, or a date far ahead,
+        // would hold the run for hours, past what a timer can even count).
+        limit.release('throttled', Math.min(error.retryAfterMs ?? 1000, MAX_RETRY_AFTER_MS));
         totals.throttled = limit.throttled;
         events.onSample?.('throttled', totals);
         if (Date.now() - lastAnswer > giveUpMs) {
@@ -212,6 +224,7 @@ export async function runRollouts(
       metadata: { task_id: slot.task.id, sample: slot.sample },
     };
     await scoring.acquire();
+    if (stop.signal.aborted) return scoring.release('ok');
     const scored = await plan
       .score(slot.task, trajectory, sampled.sample.reply, stop.signal)
       .finally(() => scoring.release('ok'));

@@ -89,6 +89,7 @@ export function rolloutPlan(
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     seed: options.seed,
     score: scorer(ctx, options, options.tasks),
+    reward: options.reward ? `--reward ${options.reward}` : `--reward-cmd ${options.rewardCmd}`,
   };
 }
 

@@ -379,6 +379,121 @@ esac
     expect((await chatRequests()) - sampledBefore).toBe((12 - before) * 2);
   });
 
+  it('checks everything before the groups file is made, emptied or cut; a resume must sample and score as before', async () => {
+    const out = join(t.dir, 'kept.jsonl');
+    // No reward: refused, and no file made (which would then be refused as existing).
+    const noReward = await run(['rollouts', '--model', 'agent', '--tasks', tasks, '-o', out]);
+    expect(noReward.code).toBe(2);
+    expect(existsSync(out)).toBe(false);
+    expect(
+      (
+        await run([
+          'rollouts',
+          '--model',
+          'agent',
+          '--tasks',
+          tasks,
+          '--reward',
+          'contains',
+          '-K',
+          '2',
+          '-o',
+          out,
+          '--seed',
+          '1',
+        ])
+      ).code,
+    ).toBe(0);
+    const written = readFileSync(out, 'utf8');
+    // --force with a reward that cannot be computed (a reference that is no regular expression):
+    // the file is as it was.
+    const unscorable = join(t.dir, 'unscorable.jsonl');
+    writeFileSync(unscorable, '{"messages": [{"role": "user", "content": "a"}], "reference": "("}\n');
+    const badRegex = await run([
+      'rollouts',
+      '--model',
+      'agent',
+      '--tasks',
+      unscorable,
+      '--reward',
+      'regex',
+      '-o',
+      out,
+      '--force',
+    ]);
+    expect(badRegex.code).toBe(2);
+    // --resume with another temperature or another reward: refused, the file as it was.
+    const hotter = await run([
+      'rollouts',
+      '--model',
+      'agent',
+      '--tasks',
+      tasks,
+      '--reward',
+      'contains',
+      '--temperature',
+      '0.5',
+      '-o',
+      out,
+      '--resume',
+    ]);
+    expect([hotter.code, hotter.stderr]).toEqual([
+      2,
+      `error: ${out} was sampled with the request parameters {"temperature":1}, not {"temperature":0.5}: give the same --temperature, --max-tokens and -o, or --force to start again\n`,
+    ]);
+    const otherReward = await run([
+      'rollouts',
+      '--model',
+      'agent',
+      '--tasks',
+      tasks,
+      '--reward',
+      'exact',
+      '-o',
+      out,
+      '--resume',
+    ]);
+    expect([otherReward.code, otherReward.stderr]).toEqual([
+      2,
+      `error: ${out} was scored with --reward contains, not --reward exact: give the same reward, or --force to start again\n`,
+    ]);
+    expect(readFileSync(out, 'utf8')).toBe(written);
+  });
+
+  it('Ctrl-C ends a pause the server asked for (Retry-After) at once, keeping what was written', async () => {
+    const out = join(t.dir, 'paused.jsonl');
+    await emu.fault({ path: CHAT, status: 429, retry_after: '30', skip: 2, times: 1 });
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        'rollouts',
+        '--model',
+        'agent',
+        '--tasks',
+        tasks,
+        '--reward',
+        'contains',
+        '-K',
+        '2',
+        '--concurrency',
+        '1',
+        '-o',
+        out,
+      ],
+      { env: aipEnv(t.env) },
+    );
+    // Killed after 20 s, so a run that waited out the 30 s pause fails here rather than pass late.
+    const exited = collect(child, 20_000);
+    while ((await emu.requests({ method: 'POST', path: CHAT })).every((r) => r.status !== 429))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill('SIGINT');
+    const r = await exited;
+    expect(r.code).toBe(130);
+    expect(r.stderr).toMatch(/Stopped after 1 of 3 groups\. Carry on with: aip rollouts .* --resume\n/);
+    expect(groupsOf(out)).toHaveLength(1);
+  });
+
   it('refuses bad input before any request: a task problem, a missing reference, an existing file, no reward', async () => {
     const bad = join(t.dir, 'bad.jsonl');
     writeFileSync(

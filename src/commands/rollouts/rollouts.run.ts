@@ -5,12 +5,30 @@
 import { parseParams } from '../../chat/params.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
-import { openGroupFile } from '../../rollouts/group-file.js';
+import { type GroupOrigin, groupOrigin, openGroupFile, readGroupFile } from '../../rollouts/group-file.js';
 import { describeTotals, progressReport } from '../../rollouts/progress-report.js';
-import { type RolloutTotals, runRollouts } from '../../rollouts/run.js';
+import { type RolloutPlan, type RolloutTotals, runRollouts } from '../../rollouts/run.js';
 import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../rollouts/setup.js';
 import { readTasks } from '../../rollouts/tasks.js';
 import type { RolloutsOptions } from './rollouts.js';
+
+/**
+ * A resumed file goes on as it was sampled and scored: other request parameters or another reward
+ * would mix two runs in one file, with nothing in it to tell them apart.
+ */
+function sameSampling(file: string, origin: GroupOrigin, plan: RolloutPlan): void {
+  // By name, whatever order the flags came in.
+  const stable = (value: Record<string, unknown>) => JSON.stringify(Object.entries(value).sort());
+  const params = JSON.stringify(plan.params);
+  if (origin.rollout_params !== undefined && stable(origin.rollout_params) !== stable(plan.params))
+    throw new UsageError(
+      `${file} was sampled with the request parameters ${JSON.stringify(origin.rollout_params)}, not ${params}: give the same --temperature, --max-tokens and -o, or --force to start again`,
+    );
+  if (origin.rollout_reward !== undefined && origin.rollout_reward !== plan.reward)
+    throw new UsageError(
+      `${file} was scored with ${origin.rollout_reward}, not ${plan.reward}: give the same reward, or --force to start again`,
+    );
+}
 
 /** The samples of a group written before: its trajectories and its failures. */
 function groupSize(group: Record<string, unknown> | undefined): number | undefined {
@@ -65,39 +83,45 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
   const model = rolloutsModel(ctx, options.model);
   const params = { ...parseParams([...(options.option ?? []), ...dashO.params]) };
   const tasks = await readTasks(ctx, options.tasks);
-  const file = output
-    ? openGroupFile(output, { resume: options.resume === true, force: options.force === true })
+  // Everything is checked before the groups file is created, emptied or cut: what it holds already,
+  // the plan (the reward of every task), the key and the trace settings.
+  const previous = output
+    ? readGroupFile(output, { resume: options.resume === true, force: options.force === true })
     : undefined;
+  // A resumed file keeps its seed and model: the rest of it must be sampled the same way.
+  const before = previous ? [...previous.done.values()] : [];
+  const origin = before[0] ? groupOrigin(before[0]) : undefined;
+  if (origin && origin.rollout_model !== model)
+    throw new UsageError(
+      `${output} was sampled from ${origin.rollout_model}, not ${model}: give that model, or --force to start again`,
+    );
+  // And its group size: given again, it must match; left out, it is the file's.
+  const size = groupSize(before[0]);
+  if (size !== undefined && options.groupSize !== undefined && size !== options.groupSize)
+    throw new UsageError(`${output} has groups of ${size} samples: resume it with -K ${size}`);
+  if (origin && options.seed !== undefined && options.seed !== origin.rollout_seed)
+    throw new UsageError(
+      `${output} was sampled with --seed ${origin.rollout_seed}: resume it with that seed`,
+    );
+  const seed = origin?.rollout_seed ?? options.seed ?? Math.floor(ctx.deps.random() * 2 ** 31);
+  const pending = tasks.filter((t) => !previous?.done.has(t.id));
+  const plan = rolloutPlan(ctx, {
+    ...options,
+    groupSize: options.groupSize ?? size,
+    params,
+    seed,
+    model,
+    tasks: pending,
+  });
+  if (origin) sameSampling(output!, origin, plan);
+  const client = await rolloutClient(ctx);
+  const traceExchange = await traceHook(ctx, options, model);
+  const file = previous ? openGroupFile(previous) : undefined;
   try {
-    // A resumed file keeps its seed and model: the rest of it must be sampled the same way.
-    const before = file ? [...file.done.values()] : [];
-    const origin = before[0]?.metadata as { rollout_seed: number; rollout_model: string } | undefined;
-    if (origin && origin.rollout_model !== model)
-      throw new UsageError(
-        `${output} was sampled from ${origin.rollout_model}, not ${model}: give that model, or --force to start again`,
-      );
-    // And its group size: given again, it must match; left out, it is the file's.
-    const size = groupSize(before[0]);
-    if (size !== undefined && options.groupSize !== undefined && size !== options.groupSize)
-      throw new UsageError(`${output} has groups of ${size} samples: resume it with -K ${size}`);
-    if (origin && options.seed !== undefined && options.seed !== origin.rollout_seed)
-      throw new UsageError(
-        `${output} was sampled with --seed ${origin.rollout_seed}: resume it with that seed`,
-      );
-    const seed = origin?.rollout_seed ?? options.seed ?? Math.floor(ctx.deps.random() * 2 ** 31);
     if (file && file.cutBytes > 0)
       io.warn(
         `${output}: its last line was unfinished (${file.cutBytes} bytes, a stopped run's) and was cut off`,
       );
-    const pending = tasks.filter((t) => !file?.done.has(t.id));
-    const plan = rolloutPlan(ctx, {
-      ...options,
-      groupSize: options.groupSize ?? size,
-      params,
-      seed,
-      model,
-      tasks: pending,
-    });
     if (file && file.done.size > 0)
       io.info(
         `${output}: ${file.done.size} of ${tasks.length} tasks done; sampling the other ${pending.length}`,
@@ -110,13 +134,13 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
     const { signal, release } = ctx.interruptible({ orStdoutClosed: !file });
     const resume = ctx.commandLine(resumeArgs(options, output ?? '-', params, seed));
     try {
-      totals = await runRollouts(ctx, await rolloutClient(ctx), plan, sink, signal, {
+      totals = await runRollouts(ctx, client, plan, sink, signal, {
         onSample: (outcome, live) => {
           if (outcome !== 'throttled') samples++;
           report.update(live, samples);
         },
         onGroup: (_group, _task, live) => report.update(live, samples),
-        traceExchange: await traceHook(ctx, options, model),
+        traceExchange,
       });
     } catch (error) {
       report.end();
