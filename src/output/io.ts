@@ -145,6 +145,15 @@ export class IO {
     );
   }
 
+  /**
+   * Resolves when the output written so far has been taken: at once, but for a pager, which reads
+   * only as the user pages. A command that writes much output, as it comes, waits on it between
+   * items, so that what a pager has not read yet is never all held in memory.
+   */
+  drained(): Promise<void> {
+    return this.pager ? this.pager.drained() : Promise.resolve();
+  }
+
   /** Waits for the pager, if one runs, to quit; then writes what was held for stderr. */
   async closePager(): Promise<{ interrupted: boolean }> {
     this.pagerToStart = undefined;

@@ -14,6 +14,8 @@ const require = createRequire(import.meta.url);
 export interface RunningPager {
   /** Where results go while the pager runs. */
   stream: OutStream;
+  /** Resolves once the pager has read what was written (or has quit). */
+  drained(): Promise<void>;
   /** Ends its input and resolves when it has quit; `interrupted` when Ctrl-C came meanwhile. */
   close(): Promise<{ interrupted: boolean }>;
 }
@@ -36,9 +38,18 @@ export function startPager(
     child.stdin?.end();
   };
   process.on('SIGINT', onInterrupt);
+  // SIGTERM ends aip, as it would without a pager (unless the command handles it), and the pager
+  // with it: left behind, it would keep the terminal from the shell.
+  const onTerminate = () => {
+    process.off('SIGTERM', onTerminate);
+    child.kill('SIGTERM');
+    if (process.listenerCount('SIGTERM') === 0) process.kill(process.pid, 'SIGTERM');
+  };
+  process.on('SIGTERM', onTerminate);
   const quit = new Promise<void>((resolve) => {
     const gone = () => {
       process.off('SIGINT', onInterrupt);
+      process.off('SIGTERM', onTerminate);
       onGone();
       resolve();
     };
@@ -52,8 +63,31 @@ export function startPager(
   // The pager quit before reading everything: no error, there is just no one left to read.
   child.stdin?.on('error', () => onGone());
   const stdin = child.stdin as NodeJS.WritableStream;
+  // The pager reads only what it shows: what it has not read waits in this process, so a writer of
+  // much output waits for it (drained) rather than hold all of it in memory.
+  let full = false;
   return {
-    stream: { write: (chunk: string) => stdin.write(chunk), isTTY: true, columns },
+    stream: {
+      write: (chunk: string) => {
+        full = !stdin.write(chunk) || full;
+        return !full;
+      },
+      isTTY: true,
+      columns,
+    },
+    drained: () =>
+      full
+        ? new Promise<void>((resolve) => {
+            const done = () => {
+              full = false;
+              stdin.off('drain', done);
+              child.off('close', done);
+              resolve();
+            };
+            stdin.once('drain', done);
+            child.once('close', done);
+          })
+        : Promise.resolve(),
     async close() {
       child.stdin?.end();
       await quit;

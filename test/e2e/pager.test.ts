@@ -98,16 +98,23 @@ describe.runIf(hasScript)('the pager', () => {
     }
   });
 
-  it('ends quietly when the pager quits before reading it all', async () => {
+  it('ends quietly when the pager quits before reading it all, asking for no more pages', async () => {
     const quitter = join(t.dir, 'quit.cjs');
     writeFileSync(quitter, 'process.exit(0)');
-    const term = startTerminal(['events', job, '--all'], {
+    await t.emu.control('DELETE', '/requests');
+    const term = startTerminal(['events', job, '--all', '--limit', '1', '--jsonl'], {
       ...t.env,
       AIP_PAGER: `'${process.execPath}' '${quitter}'`,
     });
     try {
       expect(await term.exited).toBe(0);
       expect(term.screen()).not.toMatch(/error|EPIPE/i);
+      // 62 events a page each: the pages stopped once there was no one to read them.
+      const pages = await t.emu.requests({
+        method: 'GET',
+        path: `/training/v1/preview/training-jobs/${job}/events`,
+      });
+      expect(pages.length).toBeLessThan(62);
     } finally {
       term.kill();
     }

@@ -49,7 +49,12 @@ export async function runList(ctx: Context, ref: string, options: ListOptions): 
   if (options.all && ctx.globals.jsonl && options.plot === undefined) {
     // JSON Lines: each checkpoint as its page arrives, none kept (a model may have many).
     return withModel(ctx, model, async () => {
-      for await (const checkpoint of allCheckpoints(ctx, model.id, options)) io.jsonLine(checkpoint);
+      for await (const checkpoint of allCheckpoints(ctx, model.id, options)) {
+        // No reader left (a pager quit, `| head`): no more pages are asked for.
+        if (io.outputClosed) return;
+        io.jsonLine(checkpoint);
+        await io.drained();
+      }
     });
   }
   if (options.all || options.plot !== undefined) {

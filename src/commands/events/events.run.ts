@@ -152,9 +152,13 @@ async function list(ctx: Context, id: string, ref: string, options: EventsOption
       options.after,
       ctx.limits.pages,
     )) {
+      // No reader left (a pager quit, `| head`): no more pages are asked for.
+      if (io.outputClosed) return;
       count++;
-      if (ctx.globals.jsonl) io.jsonLine(event);
-      else events.push(event);
+      if (ctx.globals.jsonl) {
+        io.jsonLine(event);
+        await io.drained();
+      } else events.push(event);
     }
     if (ctx.globals.jsonl) {
       if (count === 0) io.info(NO_EVENTS);
