@@ -16,7 +16,7 @@ export interface SavedKey {
   fileBecause?: string;
   /** The file held a key for the profile, now removed from it (moved to the keychain). */
   movedFromFile: boolean;
-  /** The keychain held a key for the profile, now removed from it (--insecure-storage). */
+  /** The keychain held a key for the profile, now removed from it (the file holds the key now). */
   removedFromKeychain: boolean;
   /** A keychain entry that could not be removed (it would take precedence over the file's key). */
   keychainLeft?: string;
@@ -66,8 +66,9 @@ export async function saveKey(settings: Settings, key: string, insecure: boolean
     movedFromFile: false,
     removedFromKeychain: false,
   };
-  // --insecure-storage where there is a keychain: an entry left there would still be used first.
-  if (entry && insecure) {
+  // The file holds the key now, where there is a keychain (--insecure-storage, or a keychain write
+  // that failed): an old entry left there would still be used first, so it goes.
+  if (entry) {
     try {
       saved.removedFromKeychain = entry.remove();
     } catch (error) {

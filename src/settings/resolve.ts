@@ -60,6 +60,8 @@ export class Settings {
   private data: ConfigData | undefined;
   private newProfileAllowed = false;
   private cachedKeychain: KeychainEntry | string | undefined;
+  /** The keychain's key for this profile, once asked (see keychainKey). */
+  private keychainRead: { key: string | undefined } | undefined;
   private warn: (message: string) => void;
   private readonly debug: (message: string) => void;
 
@@ -191,14 +193,20 @@ export class Settings {
    * debug-level note, not an error: the key in the file, if any, is used instead.
    */
   private keychainKey(): string | undefined {
+    // Asked once per command: each ask is a D-Bus call that can take seconds (or prompt, on a desktop
+    // with a locked keyring), and a command that makes many requests must send one key throughout.
+    if (this.keychainRead) return this.keychainRead.key;
     const entry = this.keychain();
-    if (!entry) return undefined;
-    try {
-      return entry.get()?.trim() || undefined;
-    } catch (error) {
-      this.debug(`keychain not read: ${keychainError(error)}`);
-      return undefined;
+    let key: string | undefined;
+    if (entry) {
+      try {
+        key = entry.get()?.trim() || undefined;
+      } catch (error) {
+        this.debug(`keychain not read: ${keychainError(error)}`);
+      }
     }
+    this.keychainRead = { key };
+    return key;
   }
 
   private findApiKey(): ResolvedKey | undefined {
