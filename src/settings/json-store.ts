@@ -148,14 +148,23 @@ export async function updateJsonFile<T extends object>(
   }
 }
 
+let conf: ReturnType<typeof importConf> | undefined;
+
+/** conf, imported once: its signal handlers (see importConf) are added only by that first import. */
+function loadConf() {
+  conf ??= importConf();
+  return conf;
+}
+
 /**
  * conf, without the signal handlers it brings: its writer (atomically) loads when-exit, which on
  * SIGINT, SIGTERM and the like re-raises the signal to end the process. Once a command had written a
  * local record (jobs create --wait, train rl), Ctrl-C would then kill it instead of letting it stop
  * cleanly (ctx.interruptible: say how to resume, exit 130). Its handlers are taken off as it loads;
- * the temporary files it cleans up on exit are cleaned by its 'exit' hook, which stays.
+ * the temporary files it cleans up on exit are cleaned by its 'exit' hook, which stays. (Taken off
+ * as whatever was added while it loaded: nothing else runs a command then.)
  */
-async function loadConf() {
+async function importConf() {
   const signals = Object.keys(osConstants.signals) as NodeJS.Signals[];
   const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
   const { default: Conf } = await import('conf');

@@ -14,7 +14,7 @@ import { isObject } from '../lib/json.js';
 import { type ModelRef, withModel } from '../models/resolve.js';
 import { isoTime } from '../output/time.js';
 import { readTrajectoryGroups } from '../validate/trajectory-file.js';
-import type { IterationRecord, RunDir } from './run-dir.js';
+import { type IterationRecord, OWN_FILE, type RunDir } from './run-dir.js';
 
 /** The refusal of a --resume that finds a create sent and no job id. */
 export function uncertainCreate(ctx: Context, run: RunDir, iteration: IterationRecord): CliError {
@@ -31,7 +31,7 @@ export async function createIterationJob(
   iteration: IterationRecord,
   model: ModelRef,
 ): Promise<string> {
-  const { groups } = await readTrajectoryGroups(ctx, run.path(iteration.groups_file));
+  const { groups } = await readTrajectoryGroups(ctx, run.path(iteration.groups_file), OWN_FILE);
   const body: CreateRlJob = { model_id: model.id, trajectory_groups: groups };
   const experimental = run.state.experimental_config;
   if (Object.keys(experimental).length > 0) body.experimental_config = experimental;

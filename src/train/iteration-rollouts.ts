@@ -8,7 +8,7 @@ import { dirname } from 'node:path';
 import type { Context } from '../context.js';
 import { CliError } from '../errors/errors.js';
 import { isObject } from '../lib/json.js';
-import { openGroupFile } from '../rollouts/group-file.js';
+import { openGroupFile, readGroupFile } from '../rollouts/group-file.js';
 import { progressReport } from '../rollouts/progress-report.js';
 import { type RolloutTotals, runRollouts } from '../rollouts/run.js';
 import { rolloutClient, rolloutPlan, type SamplingOptions, traceHook } from '../rollouts/setup.js';
@@ -53,7 +53,7 @@ export async function sampleIteration(
 ): Promise<boolean> {
   const { io } = ctx;
   mkdirSync(dirname(where.file), { recursive: true });
-  const file = openGroupFile(where.file, { resume: true, force: false });
+  const file = openGroupFile(readGroupFile(where.file, { resume: true, force: false }));
   try {
     if (file.cutBytes > 0)
       io.warn(

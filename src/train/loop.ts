@@ -18,7 +18,7 @@ import type { Task } from '../rollouts/tasks.js';
 import { readTrajectoryGroups } from '../validate/trajectory-file.js';
 import { createIterationJob, uncertainCreate } from './create-job.js';
 import { type SamplingSetup, sampleIteration, summarizeGroups } from './iteration-rollouts.js';
-import type { IterationRecord, RunDir } from './run-dir.js';
+import { type IterationRecord, OWN_FILE, type RunDir } from './run-dir.js';
 
 export interface LoopSetup {
   model: ModelRef;
@@ -80,12 +80,22 @@ async function logGroups(
     return;
   }
   if (iteration.log) return;
-  const { groups } = await readTrajectoryGroups(ctx, run.path(iteration.groups_file));
+  const { groups } = await readTrajectoryGroups(ctx, run.path(iteration.groups_file), OWN_FILE);
   iteration.log = { split, state: 'sending' };
   run.save();
-  await withModel(ctx, model, () =>
-    ctx.training().logTrajectories(model.id, { split, trajectory_groups: groups }),
-  );
+  try {
+    await withModel(ctx, model, () =>
+      ctx.training().logTrajectories(model.id, { split, trajectory_groups: groups }),
+    );
+  } catch (error) {
+    // Refused for certain (a 4xx, or never sent): not logged, so a resume logs it. Only an answer
+    // that may have been lost leaves the mark, as a create does (create-job.ts).
+    if (error instanceof CliError && !error.uncertain) {
+      delete iteration.log;
+      run.save();
+    }
+    throw error;
+  }
   iteration.log.state = 'logged';
   run.save();
   ctx.io.info(`Iteration ${iteration.iteration}: logged ${groups.length} groups to split "${split}"`);
@@ -149,7 +159,7 @@ async function runIteration(
       signal,
     );
     if (!done) stopped(ctx, run, iteration, setup);
-    const { groups } = await readTrajectoryGroups(ctx, file);
+    const { groups } = await readTrajectoryGroups(ctx, file, OWN_FILE);
     iteration.rollouts = summarizeGroups(groups);
     run.save();
     const { mean_reward, trajectories, failed } = iteration.rollouts;

@@ -167,3 +167,9 @@ export function defaultRunDir(modelName: string, now: Date): string {
     .replace(/\.\d+Z$/, 'Z');
   return `aip-train-${modelName.replace(/[^\w.-]+/g, '_')}-${stamp}`;
 }
+
+/**
+ * How the loop reads back the groups files it wrote: a group whose samples all failed (no
+ * trajectories) was counted in the iteration's line already, and is not warned of again each read.
+ */
+export const OWN_FILE = { warnEmpty: false } as const;

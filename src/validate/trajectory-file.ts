@@ -26,6 +26,8 @@ export async function checkTrajectoryFile(
   ctx: Context,
   path: string,
   collect: boolean,
+  /** Say so when a group has no trajectories (off for a file aip wrote: its summary said it). */
+  warnEmpty = true,
 ): Promise<TrajectoryFile> {
   const stats = emptyGroupStats();
   const source = openSource(path, ctx.io, lineLimitFrom(ctx.env));
@@ -45,7 +47,7 @@ export async function checkTrajectoryFile(
   );
   requireDocuments(checked, 'trajectory groups');
   annotateProblems(ctx.io, checked, 'invalid trajectory group');
-  if (empty.count > 0) ctx.io.warn(emptyGroupsWarning(checked.name, empty));
+  if (empty.count > 0 && warnEmpty) ctx.io.warn(emptyGroupsWarning(checked.name, empty));
   return { groups: checked.values, stats, checked };
 }
 
@@ -69,8 +71,9 @@ function emptyGroupsWarning(name: string, empty: EmptyGroups): string {
 export async function readTrajectoryGroups(
   ctx: Context,
   path: string,
+  options: { warnEmpty?: boolean } = {},
 ): Promise<{ groups: unknown[]; stats: GroupStats }> {
-  const { groups, stats, checked } = await checkTrajectoryFile(ctx, path, true);
+  const { groups, stats, checked } = await checkTrajectoryFile(ctx, path, true, options.warnEmpty);
   if (checked.problemCount > 0) {
     for (const line of problemLines(checked)) ctx.io.err(line);
     throw new UsageError(

@@ -222,6 +222,19 @@ describe('aip train rl', () => {
     expect(sent[1]!.body).toEqual(sent[0]!.body);
   });
 
+  it('--log-split: a log the server refused is logged on --resume; a log that may have been taken is not sent again', async () => {
+    await twoStepJobs();
+    const path = `/training/v1/preview/models/${modelId}/log`;
+    await emu.fault({ method: 'POST', path, status: 422, times: 1 });
+    const refused = await run([...flags(1), '--run-dir', runDir, '--log-split', 'train'], FAST);
+    expect(refused.code).toBe(2);
+    expect(runJson().iterations[0]!.log).toBeUndefined();
+    expect((await run(['train', 'rl', '--resume', runDir], FAST)).code).toBe(0);
+    expect(runJson().iterations[0]!.log).toEqual({ split: 'train', state: 'logged' });
+    const logs = await emu.requests({ method: 'POST', path });
+    expect(logs.map((l) => l.status)).toEqual([422, 200]);
+  });
+
   it('--log-split logs each iteration once, also across a resume', async () => {
     await twoStepJobs();
     const r = await run([...flags(2), '--run-dir', runDir, '--log-split', 'train'], FAST);

@@ -1,7 +1,7 @@
 // What the values of options and arguments are, for completion: the ones commander cannot tell from a
 // definition (its `.choices()` it can, and those are completed from the definition itself). Named by
 // command path and flag or argument, as a user types them, so that a renamed flag or argument shows up
-// as a stale entry here (test/commands/completion-values.test.ts walks the tree against this table).
+// as a stale entry here (test/commands/complete.test.ts walks the tree against this table).
 // Anything not listed completes to nothing: no files are offered where a file is not expected.
 
 /**
