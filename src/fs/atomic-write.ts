@@ -11,7 +11,6 @@
 // (`.<name>.aip-<pid>-<random>.tmp`), and the next write of the same file removes those whose process
 // is gone. Nothing is scanned at start-up: only the directory of a file being written, when it is.
 
-import { createHash } from 'node:crypto';
 import {
   accessSync,
   closeSync,
@@ -30,7 +29,17 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
+
+/**
+ * node:crypto loads only for a name too long to use as it is (~3 ms of start-up otherwise, paid by
+ * every command that reads a local record, a TAB's completion among them).
+ */
+function sha256(text: string): string {
+  const { createHash } = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto');
+  return createHash('sha256').update(text).digest('hex');
+}
 
 export interface AtomicWriteOptions {
   /**
@@ -74,8 +83,7 @@ export function isProcessAlive(pid: number): boolean {
 /** The start of the temporary names of `file`; a long name is hashed, to stay under 255 bytes. */
 function tempStem(file: string): string {
   const name = basename(file);
-  const short =
-    Buffer.byteLength(name) <= 160 ? name : createHash('sha256').update(name).digest('hex').slice(0, 16);
+  const short = Buffer.byteLength(name) <= 160 ? name : sha256(name).slice(0, 16);
   return `.${short}.aip-`;
 }
 const TEMP_TAIL = /^(\d+)-[0-9a-f]{8}\.tmp$/;
