@@ -505,7 +505,9 @@ describe('waiting, the hard cases', () => {
     const created = (
       await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', groupsFile(), '-q'])
     ).stdout.trim();
-    await emu.fault({ path: `/training/v1/preview/training-jobs/${created}`, delay_ms: 200, times: 10 });
+    // Every read of the job stalls (a few uses would run out on a busy machine, where retries come
+    // faster than the wait's deadline is noticed, and the job would then be read as it ended).
+    await emu.fault({ path: `/training/v1/preview/training-jobs/${created}`, delay_ms: 200, times: 1000 });
     const get = await run(['--timeout', '0.000001', '--max-retries', '0', 'jobs', 'get', created]);
     expect(get.stderr).toMatch(/^error: .*timed out after 0\.001s/);
     expect(get.stderr).not.toMatch(/unexpected failure/);
