@@ -15,7 +15,6 @@ import { AUTH_HINT, AuthError } from './errors/errors.js';
 import { shellWord } from './lib/shell-word.js';
 import { USER_AGENT } from './lib/version.js';
 import type { IO } from './output/io.js';
-import { choosePager } from './output/pager.js';
 import { configFilePath } from './settings/config-file.js';
 import type { Env, GlobalOptions } from './settings/global-options.js';
 import { type ResolvedKey, Settings } from './settings/resolve.js';
@@ -167,14 +166,20 @@ export class Context {
    * For output that can run to hundreds of lines (lists, every page of events): on a terminal it goes
    * through a pager (output/pager.ts says which, and when not).
    */
-  pageLongOutput(): void {
+  async pageLongOutput(): Promise<void> {
     const { io } = this;
+    if (!io.isStdoutTTY) return;
+    // Loaded only here, on a terminal: no start-up of any command pays for the pager's code.
+    const [{ choosePager }, { startPager }] = await Promise.all([
+      import('./output/pager.js'),
+      import('./output/pager-process.js'),
+    ]);
     const choice = choosePager(this.env, {
       stdoutIsTTY: io.isStdoutTTY,
       ci: io.isCI,
       noPager: this.globals.pager === false,
     });
-    if (choice.pager) io.pageOutput(choice.pager);
+    if (choice.pager) io.pageOutput(choice.pager, startPager);
     else if (choice.problem) io.warn(`${choice.problem}: printing without a pager`);
   }
 

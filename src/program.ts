@@ -23,7 +23,7 @@ import { registerSystemCheck } from './commands/system-check/system-check.js';
 import { registerTraces } from './commands/traces/register.js';
 import { registerTrain } from './commands/train/register.js';
 import type { Parent } from './commands/types.js';
-import { deferVerbs, wholeTree } from './commands/verbs.js';
+import { deferVerbs, hasWaitingOptions, wholeTree } from './commands/verbs.js';
 import type { Context } from './context.js';
 import { VERSION } from './lib/version.js';
 import type { GlobalOptions } from './settings/global-options.js';
@@ -164,7 +164,9 @@ function subcommandTerm(command: Command): string {
   });
   return [
     `${command.name()}${alias ? `|${alias}` : ''}`,
-    ...(command.options.some((o) => !o.hidden) ? ['[options]'] : []),
+    ...(command.options.some((o) => !o.hidden) || hasWaitingOptions(command as unknown as Parent)
+      ? ['[options]']
+      : []),
     ...args,
   ].join(' ');
 }

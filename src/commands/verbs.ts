@@ -18,6 +18,32 @@ export function verbs(noun: Parent, add: () => void): void {
   else add();
 }
 
+/** Commands whose options wait as verbs do (see options()): their help line still says [options]. */
+const waitingOptions = new WeakSet<Parent>();
+
+/**
+ * Adds a top-level command's options (and its action), as verbs() adds a noun's verbs: now, or when
+ * it runs in a tree built for one command line. `aip --help` then builds none of rollouts' or eval's
+ * twenty-odd options; the root's help line says "[options]" all the same (hasWaitingOptions).
+ */
+export function options(command: Parent, add: () => void): void {
+  const pending = command.parent ? waiting.get(command.parent) : undefined;
+  if (!pending) {
+    add();
+    return;
+  }
+  waitingOptions.add(command);
+  pending.set(command, () => {
+    waitingOptions.delete(command);
+    add();
+  });
+}
+
+/** Whether the command has options still to be added (help says "[options]" for them). */
+export function hasWaitingOptions(command: Parent): boolean {
+  return waitingOptions.has(command);
+}
+
 /** From now on, the verbs of the nouns added to `root` wait until the noun is dispatched to. */
 export function deferVerbs(root: Parent): void {
   waiting.set(root, new Map());

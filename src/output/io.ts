@@ -10,7 +10,7 @@ import { CliError, UsageError } from '../errors/errors.js';
 import type { Env } from '../settings/global-options.js';
 import type { JqFilter } from './jq.js';
 import type { PagerCommand } from './pager.js';
-import { type RunningPager, startPager } from './pager-process.js';
+import type { RunningPager, startPager } from './pager-process.js';
 import { Trust } from './sanitize.js';
 import { redactSecrets, redactUrlSecrets } from './secrets.js';
 
@@ -76,7 +76,7 @@ export class IO {
   private stdoutClosed = false;
   private readonly closeListeners = new Set<() => void>();
   /** Asked for by a command whose output can be long; started by its first result (pageOutput). */
-  private pagerToStart: PagerCommand | undefined;
+  private pagerToStart: { command: PagerCommand; start: typeof startPager } | undefined;
   private pager: RunningPager | undefined;
   /** Messages for stderr while the pager has the terminal: written once it has quit. */
   private heldMessages: string[] = [];
@@ -123,21 +123,21 @@ export class IO {
    * then, so that a command that fails before printing anything, or prints nothing, never shows one,
    * and the spinner of its requests runs until the results come.
    */
-  pageOutput(pager: PagerCommand): void {
-    if (this.isStdoutTTY && !this.pager) this.pagerToStart = pager;
+  pageOutput(command: PagerCommand, start: typeof startPager): void {
+    if (this.isStdoutTTY && !this.pager) this.pagerToStart = { command, start };
   }
 
   /** Where results go: the pager while one runs, else stdout. */
   private get resultStream(): OutStream {
-    if (this.pagerToStart) this.startPagerNow(this.pagerToStart);
+    if (this.pagerToStart) this.startPagerNow(this.pagerToStart.command, this.pagerToStart.start);
     return this.pager?.stream ?? this.streams.stdout;
   }
 
-  private startPagerNow(command: PagerCommand): void {
+  private startPagerNow(command: PagerCommand, start: typeof startPager): void {
     this.pagerToStart = undefined;
     // Nothing may draw on the terminal while the pager has it.
     for (const spinner of this.runningSpinners) spinner.stop();
-    this.pager = startPager(
+    this.pager = start(
       command,
       this.streams.stdout.columns,
       () => this.markStdoutClosed(),

@@ -47,7 +47,7 @@ const TASKS = [
 beforeEach(async () => {
   await run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct -q');
   tasks = join(t.dir, 'tasks.jsonl');
-  writeFileSync(tasks, TASKS.map((task) => JSON.stringify(task)).join('\n') + '\n');
+  writeFileSync(tasks, `${TASKS.map((task) => JSON.stringify(task)).join('\n')}\n`);
 });
 
 const groupsOf = (file: string): Group[] =>

@@ -42,7 +42,7 @@ function plot(ctx: Context, checkpoints: Checkpoint[], metric: string, label: st
 
 export async function runList(ctx: Context, ref: string, options: ListOptions): Promise<void> {
   const { io } = ctx;
-  ctx.pageLongOutput();
+  await ctx.pageLongOutput();
   if (options.plot !== undefined && ctx.json)
     throw new UsageError('--plot draws a chart; it does not combine with --json');
   const model = resolveModelArg(ctx, ref);

@@ -6,14 +6,17 @@ import { examples } from '../examples.js';
 import { collect, parseNumber } from '../parsers.js';
 import { samplingFlags } from '../sampling-flags.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { options } from '../verbs.js';
 
-function define(program: Parent) {
+const DESCRIPTION =
+  'score checkpoints on a task set, sampled alike (the same seed for each): mean and spread of reward, pass rate, and which tasks changed';
+
+const newCommand = (program: Parent) => program.command('eval').description(DESCRIPTION);
+
+/** Its flags, help and examples, on the command as registered. */
+function withFlags(evaluation: ReturnType<typeof newCommand>) {
   const command = samplingFlags(
-    program
-      .command('eval')
-      .description(
-        'score checkpoints on a task set, sampled alike (the same seed for each): mean and spread of reward, pass rate, and which tasks changed',
-      )
+    evaluation
       .requiredOption(
         '--model <model>',
         'a checkpoint to evaluate: name[:stepN] of a model created here, or wandb-artifact:///team/project/name[:stepN] (repeatable; compared in the order given)',
@@ -45,11 +48,17 @@ function define(program: Parent) {
   ]);
 }
 
+const define = (program: Parent) => withFlags(newCommand(program));
+
 export type EvalOptions = OptionsOf<typeof define>;
 
 export function registerEval(program: Parent, ctx: Context): void {
-  define(program).action(async (options) => {
-    const { runEvalCommand } = await import('./eval.run.js');
-    await runEvalCommand(ctx, options);
-  });
+  const evaluation = newCommand(program);
+  // Its options are built when it runs (or for what walks the whole tree): not for every start-up.
+  options(evaluation, () =>
+    withFlags(evaluation).action(async (given) => {
+      const { runEvalCommand } = await import('./eval.run.js');
+      await runEvalCommand(ctx, given);
+    }),
+  );
 }

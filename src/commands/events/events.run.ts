@@ -141,7 +141,7 @@ export async function runEvents(ctx: Context, ref: string, options: EventsOption
 /** A page, or with --all every page. */
 async function list(ctx: Context, id: string, ref: string, options: EventsOptions): Promise<void> {
   const { io } = ctx;
-  ctx.pageLongOutput();
+  await ctx.pageLongOutput();
   const training = ctx.training();
   if (options.all) {
     // --jsonl writes each event as it comes and keeps none: --all of a long job in bounded memory.

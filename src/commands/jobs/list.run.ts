@@ -46,7 +46,7 @@ function stateColor(text: string, style: ChalkInstance): string {
 
 export async function runList(ctx: Context, options: ListOptions): Promise<void> {
   const { io } = ctx;
-  ctx.pageLongOutput();
+  await ctx.pageLongOutput();
   const baseUrl = ctx.serviceUrl('training');
   const matches = options.model === undefined ? () => true : ofModel(options.model);
   // The local record keeps the order jobs were created in: newest first is that order reversed.

@@ -4,7 +4,7 @@ import { printTable } from '../../output/table.js';
 
 export async function runList(ctx: Context): Promise<void> {
   const { io } = ctx;
-  ctx.pageLongOutput();
+  await ctx.pageLongOutput();
   const client = await openaiClient(ctx, 'inference');
   const where = { method: 'GET', url: `${ctx.serviceUrl('inference')}/models`, timeoutMs: ctx.timeoutMs };
   const models = await sdkCall('inference', where, async () => {

@@ -5,14 +5,17 @@ import { examples } from '../examples.js';
 import { collect } from '../parsers.js';
 import { samplingFlags } from '../sampling-flags.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { options } from '../verbs.js';
 
-function define(program: Parent) {
-  const rollouts = samplingFlags(
-    program
-      .command('rollouts')
-      .description(
-        'sample K replies per task from a checkpoint on the Training API, score each, and write trajectory groups for jobs create rl',
-      )
+const DESCRIPTION =
+  'sample K replies per task from a checkpoint on the Training API, score each, and write trajectory groups for jobs create rl';
+
+const command = (program: Parent) => program.command('rollouts').description(DESCRIPTION);
+
+/** Its flags, help and examples, on the command as registered. */
+function withFlags(rollouts: ReturnType<typeof command>) {
+  const withOptions = samplingFlags(
+    rollouts
       .requiredOption(
         '--model <model>',
         'the checkpoint: name[:stepN] of a model created here, or wandb-artifact:///team/project/name[:stepN]',
@@ -27,7 +30,7 @@ function define(program: Parent) {
   )
     .option('--resume', 'continue a groups file: its tasks are not sampled again')
     .option('--force', 'start the groups file again if it exists');
-  return examples(rollouts, [
+  return examples(withOptions, [
     'aip rollouts --model agent-001 --tasks tasks.jsonl --reward exact -K 8 -o groups.jsonl',
     'aip rollouts --model agent-001:step3 --tasks tasks.jsonl --reward-cmd "python3 score.py" -o groups.jsonl',
     'aip rollouts --model agent-001 --tasks tasks.jsonl --reward contains -o groups.jsonl --resume   # after a stop',
@@ -35,11 +38,17 @@ function define(program: Parent) {
   ]);
 }
 
+const define = (program: Parent) => withFlags(command(program));
+
 export type RolloutsOptions = OptionsOf<typeof define>;
 
 export function registerRollouts(program: Parent, ctx: Context): void {
-  define(program).action(async (options) => {
-    const { runRolloutsCommand } = await import('./rollouts.run.js');
-    await runRolloutsCommand(ctx, options);
-  });
+  const rollouts = command(program);
+  // Its options are built when it runs (or for what walks the whole tree): not for every start-up.
+  options(rollouts, () =>
+    withFlags(rollouts).action(async (given) => {
+      const { runRolloutsCommand } = await import('./rollouts.run.js');
+      await runRolloutsCommand(ctx, given);
+    }),
+  );
 }
