@@ -50,6 +50,16 @@ beforeEach(async () => {
   writeFileSync(tasks, `${TASKS.map((task) => JSON.stringify(task)).join('\n')}\n`);
 });
 
+/** An `aip rollouts` command line for the model agent on a tasks file, and the flags given. */
+const rollouts = (taskFile: string, ...flags: string[]) => [
+  'rollouts',
+  '--model',
+  'agent',
+  '--tasks',
+  taskFile,
+  ...flags,
+];
+
 const groupsOf = (file: string): Group[] =>
   readFileSync(file, 'utf8')
     .split('\n')
@@ -66,22 +76,9 @@ async function chatRequests(): Promise<number> {
 describe('aip rollouts', () => {
   it('samples K replies per task with logprobs, scores them, and writes groups jobs create rl takes', async () => {
     const out = join(t.dir, 'groups.jsonl');
-    const r = await run([
-      'rollouts',
-      '--model',
-      'agent',
-      '--tasks',
-      tasks,
-      '--reward',
-      'contains',
-      '-K',
-      '3',
-      '-o',
-      out,
-      '--seed',
-      '11',
-      '--json',
-    ]);
+    const r = await run(
+      rollouts(tasks, '--reward', 'contains', '-K', '3', '-o', out, '--seed', '11', '--json'),
+    );
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({
@@ -230,21 +227,9 @@ esac
     );
     const out = join(t.dir, 'scored.jsonl');
     const started = Date.now();
-    const r = await run([
-      'rollouts',
-      '--model',
-      'agent',
-      '--tasks',
-      tasks,
-      '--reward-cmd',
-      script,
-      '--reward-timeout',
-      '0.5',
-      '-K',
-      '4',
-      '-o',
-      out,
-    ]);
+    const r = await run(
+      rollouts(tasks, '--reward-cmd', script, '--reward-timeout', '0.5', '-K', '4', '-o', out),
+    );
     expect(Date.now() - started).toBeLessThan(20_000); // the hung commands were ended, not waited for
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/Wrote 3 groups \(3 trajectories, 9 failed\) to .*scored\.jsonl/);
@@ -262,23 +247,9 @@ esac
   it('rides out a 429 storm: every sample made exactly once, none dropped', async () => {
     await emu.fault({ path: CHAT, status: 429, retry_after: '0', probability: 0.5, times: 40 });
     const out = join(t.dir, 'storm.jsonl');
-    const r = await run([
-      'rollouts',
-      '--model',
-      'agent',
-      '--tasks',
-      tasks,
-      '--reward',
-      'contains',
-      '-K',
-      '4',
-      '--concurrency',
-      '8',
-      '-o',
-      out,
-      '--seed',
-      '3',
-    ]);
+    const r = await run(
+      rollouts(tasks, '--reward', 'contains', '-K', '4', '--concurrency', '8', '-o', out, '--seed', '3'),
+    );
     expect(r.code).toBe(0);
     const all = await emu.requests({ method: 'POST', path: CHAT });
     expect(all.filter((x) => x.status === 429).length).toBeGreaterThan(5);
@@ -382,77 +353,28 @@ esac
   it('checks everything before the groups file is made, emptied or cut; a resume must sample and score as before', async () => {
     const out = join(t.dir, 'kept.jsonl');
     // No reward: refused, and no file made (which would then be refused as existing).
-    const noReward = await run(['rollouts', '--model', 'agent', '--tasks', tasks, '-o', out]);
+    const noReward = await run(rollouts(tasks, '-o', out));
     expect(noReward.code).toBe(2);
     expect(existsSync(out)).toBe(false);
     expect(
-      (
-        await run([
-          'rollouts',
-          '--model',
-          'agent',
-          '--tasks',
-          tasks,
-          '--reward',
-          'contains',
-          '-K',
-          '2',
-          '-o',
-          out,
-          '--seed',
-          '1',
-        ])
-      ).code,
+      (await run(rollouts(tasks, '--reward', 'contains', '-K', '2', '-o', out, '--seed', '1'))).code,
     ).toBe(0);
     const written = readFileSync(out, 'utf8');
     // --force with a reward that cannot be computed (a reference that is no regular expression):
     // the file is as it was.
     const unscorable = join(t.dir, 'unscorable.jsonl');
     writeFileSync(unscorable, '{"messages": [{"role": "user", "content": "a"}], "reference": "("}\n');
-    const badRegex = await run([
-      'rollouts',
-      '--model',
-      'agent',
-      '--tasks',
-      unscorable,
-      '--reward',
-      'regex',
-      '-o',
-      out,
-      '--force',
-    ]);
+    const badRegex = await run(rollouts(unscorable, '--reward', 'regex', '-o', out, '--force'));
     expect(badRegex.code).toBe(2);
     // --resume with another temperature or another reward: refused, the file as it was.
-    const hotter = await run([
-      'rollouts',
-      '--model',
-      'agent',
-      '--tasks',
-      tasks,
-      '--reward',
-      'contains',
-      '--temperature',
-      '0.5',
-      '-o',
-      out,
-      '--resume',
-    ]);
+    const hotter = await run(
+      rollouts(tasks, '--reward', 'contains', '--temperature', '0.5', '-o', out, '--resume'),
+    );
     expect([hotter.code, hotter.stderr]).toEqual([
       2,
       `error: ${out} was sampled with the request parameters {"temperature":1}, not {"temperature":0.5}: give the same --temperature, --max-tokens and -o, or --force to start again\n`,
     ]);
-    const otherReward = await run([
-      'rollouts',
-      '--model',
-      'agent',
-      '--tasks',
-      tasks,
-      '--reward',
-      'exact',
-      '-o',
-      out,
-      '--resume',
-    ]);
+    const otherReward = await run(rollouts(tasks, '--reward', 'exact', '-o', out, '--resume'));
     expect([otherReward.code, otherReward.stderr]).toEqual([
       2,
       `error: ${out} was scored with --reward contains, not --reward exact: give the same reward, or --force to start again\n`,
@@ -500,7 +422,7 @@ esac
       bad,
       '{"messages": []}\n{"messages": [{"role": "assistant", "content": "hi"}]}\n{"id": "x", "messages": [{"role": "user", "content": "a"}]}\n{"id": "x", "messages": [{"role": "user", "content": "b"}]}\n',
     );
-    const r = await run(['rollouts', '--model', 'agent', '--tasks', bad, '--reward', 'exact']);
+    const r = await run(rollouts(bad, '--reward', 'exact'));
     expect(r.code).toBe(2);
     expect(r.stderr.split('\n')).toEqual([
       `${bad}:1: messages: List should have at least 1 item after validation, not 0`,
@@ -511,29 +433,19 @@ esac
     ]);
     const noReference = join(t.dir, 'no-reference.jsonl');
     writeFileSync(noReference, '{"messages": [{"role": "user", "content": "a"}]}\n');
-    const missing = await run(['rollouts', '--model', 'agent', '--tasks', noReference, '--reward', 'exact']);
+    const missing = await run(rollouts(noReference, '--reward', 'exact'));
     expect([missing.code, missing.stderr]).toEqual([
       2,
       'error: task 1: --reward exact needs a "reference" that is a string or a list of strings\n',
     ]);
-    const noReward = await run(['rollouts', '--model', 'agent', '--tasks', tasks]);
+    const noReward = await run(rollouts(tasks));
     expect(noReward.code).toBe(2);
     expect(noReward.stderr).toMatch(
       /a reward is needed: --reward exact\|contains\|regex\|json-match, or --reward-cmd COMMAND/,
     );
     const existing = join(t.dir, 'existing.jsonl');
     writeFileSync(existing, '');
-    const exists = await run([
-      'rollouts',
-      '--model',
-      'agent',
-      '--tasks',
-      tasks,
-      '--reward',
-      'contains',
-      '-o',
-      existing,
-    ]);
+    const exists = await run(rollouts(tasks, '--reward', 'contains', '-o', existing));
     expect([exists.code, exists.stderr]).toEqual([
       2,
       `error: ${existing} exists: --resume continues it, --force starts it again\n`,
