@@ -10,8 +10,6 @@ export class AdaptiveLimit {
   private resumeAt = 0;
   private readonly waiting: Array<() => void> = [];
   private timer: NodeJS.Timeout | undefined;
-  /** 429s seen, for the summary. */
-  throttled = 0;
 
   constructor(
     readonly max: number,
@@ -36,7 +34,6 @@ export class AdaptiveLimit {
     this.inFlight--;
     if (outcome === 'ok') this.window = Math.min(this.max, this.window + 1 / this.window);
     if (outcome === 'throttled') {
-      this.throttled++;
       this.window = Math.max(1, this.window / 2);
       this.resumeAt = Math.max(this.resumeAt, this.now() + retryAfterMs);
     }

@@ -8,7 +8,7 @@
 
 import { setMaxListeners } from 'node:events';
 import type OpenAI from 'openai';
-import { backoffDelay, MAX_RETRY_AFTER_MS } from '../api/retry.js';
+import { backoffDelay, isRetryableStatus, MAX_RETRY_AFTER_MS } from '../api/retry.js';
 import type { Context } from '../context.js';
 import { ApiError, CliError, NetworkError } from '../errors/errors.js';
 import { seedFrom } from '../lib/seeded-random.js';
@@ -81,9 +81,9 @@ type Outcome = { trajectory: Record<string, unknown>; reward: number } | { failu
  */
 export const THROTTLED_GIVE_UP_MS = 5 * 60_000;
 
+/** What a retry may mend (a 429 is met apart, by the adaptive limit). */
 function isRetryable(error: unknown): boolean {
-  if (error instanceof NetworkError) return true;
-  return error instanceof ApiError && (error.status >= 500 || error.status === 408);
+  return error instanceof NetworkError || (error instanceof ApiError && isRetryableStatus(error.status));
 }
 
 export async function runRollouts(
@@ -185,7 +185,7 @@ export async function runRollouts(
         // The server's pause, bounded as every other retry's is (a larger one, or a date far ahead,
         // would hold the run for hours, past what a timer can even count).
         limit.release('throttled', Math.min(error.retryAfterMs ?? 1000, MAX_RETRY_AFTER_MS));
-        totals.throttled = limit.throttled;
+        totals.throttled++;
         events.onSample?.('throttled', totals);
         if (Date.now() - lastAnswer > giveUpMs) {
           fatal ??= new ApiError(
@@ -263,7 +263,6 @@ export async function runRollouts(
     limit.close();
     scoring.close();
     signal.removeEventListener('abort', onAbort);
-    totals.throttled = limit.throttled;
   }
   if (fatal) throw fatal;
   return totals;

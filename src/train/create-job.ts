@@ -13,8 +13,7 @@ import { jobRecordFile } from '../jobs/resolve.js';
 import { isObject } from '../lib/json.js';
 import { type ModelRef, withModel } from '../models/resolve.js';
 import { isoTime } from '../output/time.js';
-import { readTrajectoryGroups } from '../validate/trajectory-file.js';
-import { type IterationRecord, OWN_FILE, type RunDir } from './run-dir.js';
+import type { IterationRecord, RunDir } from './run-dir.js';
 
 /** The refusal of a --resume that finds a create sent and no job id. */
 export function uncertainCreate(ctx: Context, run: RunDir, iteration: IterationRecord): CliError {
@@ -30,8 +29,9 @@ export async function createIterationJob(
   run: RunDir,
   iteration: IterationRecord,
   model: ModelRef,
+  /** The iteration's groups, as the loop read and checked them. */
+  groups: unknown[],
 ): Promise<string> {
-  const { groups } = await readTrajectoryGroups(ctx, run.path(iteration.groups_file), OWN_FILE);
   const body: CreateRlJob = { model_id: model.id, trajectory_groups: groups };
   const experimental = run.state.experimental_config;
   if (Object.keys(experimental).length > 0) body.experimental_config = experimental;

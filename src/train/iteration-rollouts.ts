@@ -10,7 +10,7 @@ import { CliError } from '../errors/errors.js';
 import { isObject } from '../lib/json.js';
 import { openGroupFile, readGroupFile } from '../rollouts/group-file.js';
 import { progressReport } from '../rollouts/progress-report.js';
-import { type RolloutTotals, runRollouts } from '../rollouts/run.js';
+import { runRollouts } from '../rollouts/run.js';
 import { rolloutClient, rolloutPlan, type SamplingOptions, traceHook } from '../rollouts/setup.js';
 import type { Task } from '../rollouts/tasks.js';
 import type { IterationRecord, RolloutSummary } from './run-dir.js';
@@ -67,21 +67,15 @@ export async function sampleIteration(
     );
     const report = progressReport(io, pending.length, where.label);
     let samples = 0;
-    // Counted here from each group: runRollouts' own totals come only at its end.
-    const live: RolloutTotals = { groups: 0, trajectories: 0, failed: 0, rewardSum: 0, throttled: 0 };
+    let written = 0;
     try {
       await runRollouts(ctx, await rolloutClient(ctx), plan, file, signal, {
-        onSample: (outcome) => {
-          if (outcome === 'throttled') live.throttled++;
-          else samples++;
+        onSample: (outcome, live) => {
+          if (outcome !== 'throttled') samples++;
           report.update(live, samples);
         },
-        onGroup: (group) => {
-          const one = summarizeGroups([group]);
-          live.groups++;
-          live.trajectories += one.trajectories;
-          live.failed += one.failed;
-          live.rewardSum += (one.mean_reward ?? 0) * one.trajectories;
+        onGroup: (_group, _task, live) => {
+          written = live.groups;
           report.update(live, samples);
         },
         traceExchange: await traceHook(ctx, sampling, where.model),
@@ -90,10 +84,8 @@ export async function sampleIteration(
       report.end();
     }
     if (signal.aborted) return false;
-    if (live.groups < pending.length)
-      throw new CliError(
-        `internal: ${pending.length - live.groups} groups of ${where.label} were not written`,
-      );
+    if (written < pending.length)
+      throw new CliError(`internal: ${pending.length - written} groups of ${where.label} were not written`);
     return true;
   } finally {
     file.close();

@@ -69,6 +69,7 @@ async function logGroups(
   iteration: IterationRecord,
   model: ModelRef,
   split: string,
+  readGroups: () => Promise<unknown[]>,
 ) {
   if (iteration.log?.state === 'sending') {
     // Sent by a run that stopped before the answer: it may be logged; logging again could double it.
@@ -80,7 +81,7 @@ async function logGroups(
     return;
   }
   if (iteration.log) return;
-  const { groups } = await readTrajectoryGroups(ctx, run.path(iteration.groups_file), OWN_FILE);
+  const groups = await readGroups();
   iteration.log = { split, state: 'sending' };
   run.save();
   try {
@@ -146,6 +147,12 @@ async function runIteration(
   const iteration = recorded ?? beginIteration(ctx, run, n, await latestStep(ctx, setup.model));
   if (signal.aborted) stopped(ctx, run, iteration, setup);
   const label = `Iteration ${n}`;
+  // The iteration's groups, read (and checked) once, for its summary, its log and its job.
+  let groups: unknown[] | undefined;
+  const readGroups = async () => {
+    groups ??= (await readTrajectoryGroups(ctx, run.path(iteration.groups_file), OWN_FILE)).groups;
+    return groups;
+  };
 
   if (!iteration.rollouts) {
     const model = `wandb-artifact:///${run.state.model.name}:step${iteration.checkpoint_step}`;
@@ -159,8 +166,7 @@ async function runIteration(
       signal,
     );
     if (!done) stopped(ctx, run, iteration, setup);
-    const { groups } = await readTrajectoryGroups(ctx, file, OWN_FILE);
-    iteration.rollouts = summarizeGroups(groups);
+    iteration.rollouts = summarizeGroups(await readGroups());
     run.save();
     const { mean_reward, trajectories, failed } = iteration.rollouts;
     io.info(
@@ -176,11 +182,12 @@ async function runIteration(
     );
   if (signal.aborted) stopped(ctx, run, iteration, setup);
 
-  if (run.state.log_split !== null) await logGroups(ctx, run, iteration, setup.model, run.state.log_split);
+  if (run.state.log_split !== null)
+    await logGroups(ctx, run, iteration, setup.model, run.state.log_split, readGroups);
   if (signal.aborted) stopped(ctx, run, iteration, setup);
 
   if (!iteration.job_id) {
-    const id = await createIterationJob(ctx, run, iteration, setup.model);
+    const id = await createIterationJob(ctx, run, iteration, setup.model, await readGroups());
     io.info(`${label}: created RL job ${id}; following it (Ctrl-C stops the run, not the job)`);
   }
   if (signal.aborted) stopped(ctx, run, iteration, setup);
