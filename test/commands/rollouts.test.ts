@@ -142,14 +142,8 @@ describe('aip rollouts', () => {
           .join('\n'),
       );
       const out = join(t.dir, `${reward}.jsonl`);
-      const flags = ['--tasks', math, '--reward', reward, '-K', '8', '--seed', '4', '-o', out, '--json'];
-      const r = await run([
-        'rollouts',
-        '--model',
-        'agent',
-        ...flags,
-        ...(reward === 'exact' ? ['--trace'] : []),
-      ]);
+      const flags = ['--reward', reward, '-K', '8', '--seed', '4', '-o', out, '--json'];
+      const r = await run(rollouts(math, ...flags, ...(reward === 'exact' ? ['--trace'] : [])));
       expect(r.code, r.stderr).toBe(0);
       // A fresh model's checkpoint (step 0) answers about one in five right: some rewards 1, some 0.
       const rewards = groupsOf(out).flatMap((g) => g.trajectories.map((tr) => tr.reward));
@@ -269,21 +263,7 @@ esac
     const r = await run([
       '--timeout',
       '1',
-      'rollouts',
-      '--model',
-      'agent',
-      '--tasks',
-      tasks,
-      '--reward',
-      'contains',
-      '-K',
-      '2',
-      '--concurrency',
-      '1',
-      '--seed',
-      '2',
-      '-o',
-      out,
+      ...rollouts(tasks, '--reward', 'contains', '-K', '2', '--concurrency', '1', '--seed', '2', '-o', out),
     ]);
     expect(r.code).toBe(6);
     expect(r.stderr).toMatch(
@@ -387,22 +367,7 @@ esac
     await emu.fault({ path: CHAT, status: 429, retry_after: '30', skip: 2, times: 1 });
     const child = spawn(
       process.execPath,
-      [
-        BIN,
-        'rollouts',
-        '--model',
-        'agent',
-        '--tasks',
-        tasks,
-        '--reward',
-        'contains',
-        '-K',
-        '2',
-        '--concurrency',
-        '1',
-        '-o',
-        out,
-      ],
+      [BIN, ...rollouts(tasks, '--reward', 'contains', '-K', '2', '--concurrency', '1', '-o', out)],
       { env: aipEnv(t.env) },
     );
     // Killed after 20 s, so a run that waited out the 30 s pause fails here rather than pass late.
