@@ -3,8 +3,8 @@
 
 import type OpenAI from 'openai';
 import type { Context } from '../context.js';
-import { progressReport } from '../rollouts/progress-report.js';
-import { type RolloutEvents, type RolloutPlan, type RolloutTotals, runRollouts } from '../rollouts/run.js';
+import { rolloutsWithProgress } from '../rollouts/progress-report.js';
+import type { RolloutEvents, RolloutPlan, RolloutTotals } from '../rollouts/run.js';
 import type { TaskRewards } from './statistics.js';
 
 export interface CheckpointRun {
@@ -25,26 +25,15 @@ export async function evaluateCheckpoint(
 ): Promise<CheckpointRun> {
   const tasks = new Map<string, TaskRewards>();
   let firstFailure: string | undefined;
-  const report = progressReport(ctx.io, plan.tasks.length, label);
-  let samples = 0;
-  let totals: RolloutTotals;
-  try {
-    totals = await runRollouts(ctx, client, plan, undefined, signal, {
-      onSample: (outcome, live) => {
-        if (outcome !== 'throttled') samples++;
-        report.update(live, samples);
-      },
-      onGroup: (group, task, live) => {
-        const trajectories = group.trajectories as Array<{ reward: number }>;
-        const exceptions = (group.exceptions ?? []) as Array<{ message: string }>;
-        firstFailure ??= exceptions[0]?.message;
-        tasks.set(task.id, { rewards: trajectories.map((t) => t.reward), failed: exceptions.length });
-        report.update(live, samples);
-      },
-      traceExchange,
-    });
-  } finally {
-    report.end();
-  }
+  const totals = await rolloutsWithProgress(ctx, client, plan, undefined, signal, {
+    label,
+    traceExchange,
+    onGroup: (group, task) => {
+      const trajectories = group.trajectories as Array<{ reward: number }>;
+      const exceptions = (group.exceptions ?? []) as Array<{ message: string }>;
+      firstFailure ??= exceptions[0]?.message;
+      tasks.set(task.id, { rewards: trajectories.map((t) => t.reward), failed: exceptions.length });
+    },
+  });
   return { tasks, firstFailure, totals };
 }

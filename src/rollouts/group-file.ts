@@ -32,8 +32,6 @@ export interface GroupFile {
   path: string;
   /** The groups already in the file, by task id. */
   done: Map<string, Record<string, unknown>>;
-  /** Bytes of an unfinished last line that were cut off (0 when none). */
-  cutBytes: number;
   append(group: Record<string, unknown>): void;
   close(): void;
 }
@@ -112,8 +110,11 @@ export function readGroupFile(path: string, options: { resume: boolean; force: b
   return { path, resume: true, done, wholeBytes: read.wholeBytes, size };
 }
 
-/** Opens the file read before: an unfinished last line cut off, or the file made (or emptied). */
-export function openGroupFile(previous: PreviousGroups): GroupFile {
+/**
+ * Opens the file read before: an unfinished last line cut off (and said, through `warn`), or the
+ * file made (or emptied).
+ */
+export function openGroupFile(previous: PreviousGroups, warn: (message: string) => void): GroupFile {
   const { path, done } = previous;
   const cutBytes = previous.resume ? previous.size - previous.wholeBytes : 0;
   let fd: number;
@@ -125,10 +126,11 @@ export function openGroupFile(previous: PreviousGroups): GroupFile {
   } catch (error) {
     throw writeError(path, error, { outcome: 'nothing was sampled' });
   }
+  if (cutBytes > 0)
+    warn(`${path}: its last line was unfinished (${cutBytes} bytes, a stopped run's) and was cut off`);
   return {
     path,
     done,
-    cutBytes,
     append(group) {
       try {
         writeSync(fd, `${JSON.stringify(group)}\n`);

@@ -59,6 +59,8 @@ export interface RolloutTotals {
   failed: number;
   rewardSum: number;
   throttled: number;
+  /** Sample requests that ended, answered or failed (a 429 is asked again): the rate's count. */
+  requests: number;
 }
 
 /** The seed of one sample: the same run seed, task and sample give the same request. */
@@ -95,7 +97,14 @@ export async function runRollouts(
   events: RolloutEvents = {},
 ): Promise<RolloutTotals> {
   const limit = new AdaptiveLimit(plan.concurrency);
-  const totals: RolloutTotals = { groups: 0, trajectories: 0, failed: 0, rewardSum: 0, throttled: 0 };
+  const totals: RolloutTotals = {
+    groups: 0,
+    trajectories: 0,
+    failed: 0,
+    rewardSum: 0,
+    throttled: 0,
+    requests: 0,
+  };
   const where = { url: `${ctx.serviceUrl('training')}/chat/completions`, timeoutMs: ctx.timeoutMs };
   const maxRetries = ctx.globals.maxRetries ?? 3;
   const results = new Map<string, Outcome[]>();
@@ -201,6 +210,7 @@ export async function runRollouts(
         return;
       }
       limit.release('failed');
+      totals.requests++;
       events.onSample?.('failed', totals);
       if (stop.signal.aborted) return;
       if (isRetryable(error) && slot.attempts < maxRetries) {
@@ -215,6 +225,7 @@ export async function runRollouts(
     }
     lastAnswer = Date.now();
     limit.release(sampled.ok ? 'ok' : 'failed');
+    totals.requests++;
     events.onSample?.(sampled.ok ? 'ok' : 'failed', totals);
     if (sampled.ok) await endTrace?.(sampled);
     if (!sampled.ok) return record(slot, { failure: sampled.reason });

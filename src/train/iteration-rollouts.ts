@@ -9,8 +9,7 @@ import type { Context } from '../context.js';
 import { CliError } from '../errors/errors.js';
 import { isObject } from '../lib/json.js';
 import { openGroupFile, readGroupFile } from '../rollouts/group-file.js';
-import { progressReport } from '../rollouts/progress-report.js';
-import { runRollouts } from '../rollouts/run.js';
+import { rolloutsWithProgress } from '../rollouts/progress-report.js';
 import { rolloutClient, rolloutPlan, type SamplingOptions, traceHook } from '../rollouts/setup.js';
 import type { Task } from '../rollouts/tasks.js';
 import type { IterationRecord, RolloutSummary } from './run-dir.js';
@@ -53,39 +52,25 @@ export async function sampleIteration(
 ): Promise<boolean> {
   const { io } = ctx;
   mkdirSync(dirname(where.file), { recursive: true });
-  const file = openGroupFile(readGroupFile(where.file, { resume: true, force: false }));
+  const file = openGroupFile(readGroupFile(where.file, { resume: true, force: false }), (message) =>
+    io.warn(message),
+  );
   try {
-    if (file.cutBytes > 0)
-      io.warn(
-        `${where.file}: its last line was unfinished (${file.cutBytes} bytes, a stopped run's) and was cut off`,
-      );
     const pending = tasks.filter((task) => !file.done.has(task.id));
     if (pending.length === 0) return true;
     const plan = rolloutPlan(ctx, { ...sampling, seed: iteration.seed, model: where.model, tasks: pending });
     io.info(
       `${where.label}: sampling ${pending.length} task${pending.length === 1 ? '' : 's'} × ${plan.groupSize} from ${where.model}${file.done.size > 0 ? ` (${file.done.size} done before)` : ''}`,
     );
-    const report = progressReport(io, pending.length, where.label);
-    let samples = 0;
-    let written = 0;
-    try {
-      await runRollouts(ctx, await rolloutClient(ctx), plan, file, signal, {
-        onSample: (outcome, live) => {
-          if (outcome !== 'throttled') samples++;
-          report.update(live, samples);
-        },
-        onGroup: (_group, _task, live) => {
-          written = live.groups;
-          report.update(live, samples);
-        },
-        traceExchange: await traceHook(ctx, sampling, where.model),
-      });
-    } finally {
-      report.end();
-    }
+    const totals = await rolloutsWithProgress(ctx, await rolloutClient(ctx), plan, file, signal, {
+      label: where.label,
+      traceExchange: await traceHook(ctx, sampling, where.model),
+    });
     if (signal.aborted) return false;
-    if (written < pending.length)
-      throw new CliError(`internal: ${pending.length - written} groups of ${where.label} were not written`);
+    if (totals.groups < pending.length)
+      throw new CliError(
+        `internal: ${pending.length - totals.groups} groups of ${where.label} were not written`,
+      );
     return true;
   } finally {
     file.close();

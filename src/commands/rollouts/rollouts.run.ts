@@ -6,8 +6,8 @@ import { parseParams } from '../../chat/params.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { type GroupOrigin, groupOrigin, openGroupFile, readGroupFile } from '../../rollouts/group-file.js';
-import { describeTotals, progressReport } from '../../rollouts/progress-report.js';
-import { type RolloutPlan, type RolloutTotals, runRollouts } from '../../rollouts/run.js';
+import { describeTotals, rolloutsWithProgress } from '../../rollouts/progress-report.js';
+import type { RolloutPlan, RolloutTotals } from '../../rollouts/run.js';
 import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../rollouts/setup.js';
 import { readTasks } from '../../rollouts/tasks.js';
 import type { RolloutsOptions } from './rollouts.js';
@@ -116,34 +116,23 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
   if (origin) sameSampling(output!, origin, plan);
   const client = await rolloutClient(ctx);
   const traceExchange = await traceHook(ctx, options, model);
-  const file = previous ? openGroupFile(previous) : undefined;
+  const file = previous ? openGroupFile(previous, (message) => io.warn(message)) : undefined;
   try {
-    if (file && file.cutBytes > 0)
-      io.warn(
-        `${output}: its last line was unfinished (${file.cutBytes} bytes, a stopped run's) and was cut off`,
-      );
     if (file && file.done.size > 0)
       io.info(
         `${output}: ${file.done.size} of ${tasks.length} tasks done; sampling the other ${pending.length}`,
       );
-    const report = progressReport(io, pending.length, 'rollouts');
-    let samples = 0;
-    let totals: RolloutTotals = { groups: 0, trajectories: 0, failed: 0, rewardSum: 0, throttled: 0 };
     const started = Date.now();
     const sink = file ?? { append: (group: Record<string, unknown>) => io.jsonLine(group) };
     const { signal, release } = ctx.interruptible({ orStdoutClosed: !file });
     const resume = ctx.commandLine(resumeArgs(options, output ?? '-', params, seed));
+    let totals: RolloutTotals;
     try {
-      totals = await runRollouts(ctx, client, plan, sink, signal, {
-        onSample: (outcome, live) => {
-          if (outcome !== 'throttled') samples++;
-          report.update(live, samples);
-        },
-        onGroup: (_group, _task, live) => report.update(live, samples),
+      totals = await rolloutsWithProgress(ctx, client, plan, sink, signal, {
+        label: 'rollouts',
         traceExchange,
       });
     } catch (error) {
-      report.end();
       if (file && error instanceof CliError) {
         const carryOn = `the groups written so far are in ${output}; carry on with: ${resume}`;
         error.hint = error.hint ? `${error.hint}; ${carryOn}` : carryOn;
@@ -151,7 +140,6 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
       throw error;
     } finally {
       release();
-      report.end();
     }
     const elapsed = Date.now() - started;
     if (signal.aborted) {
@@ -176,7 +164,7 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
     };
     if (ctx.json && file) io.json(summary);
     io.info(
-      `Wrote ${totals.groups} group${totals.groups === 1 ? '' : 's'} (${totals.trajectories} trajectories${totals.failed ? `, ${totals.failed} failed` : ''})${output ? ` to ${output}` : ''}: ${describeTotals(totals, samples, elapsed)}`,
+      `Wrote ${totals.groups} group${totals.groups === 1 ? '' : 's'} (${totals.trajectories} trajectories${totals.failed ? `, ${totals.failed} failed` : ''})${output ? ` to ${output}` : ''}: ${describeTotals(totals, elapsed)}`,
     );
     if (totals.failed > 0 && totals.trajectories === 0)
       throw new CliError('every trajectory failed: the groups hold no rewards (their exceptions say why)');
