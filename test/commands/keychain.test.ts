@@ -167,6 +167,11 @@ describe.skipIf(missing !== undefined)(
       expect(row?.detail).toBe(
         '****cdef (keychain profile default; stored in the system keychain (Secret Service))',
       );
+      // config profiles says where each profile's key is stored.
+      const listed = await aip(['config', 'profiles', '--json'], dir);
+      expect(
+        (JSON.parse(listed.stdout) as { name: string }[]).find((p) => p.name === 'default'),
+      ).toMatchObject({ key_stored: true, key_storage: 'keychain' });
       // Another config directory has its own "default": not this one's key.
       const other = tempConfigDir();
       expect(inKeychain(other)).toBeUndefined();

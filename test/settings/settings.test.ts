@@ -156,10 +156,10 @@ describe('config set / get / unset / path / profiles', () => {
     expect(get.stdout).toBe('https://staging.example.com/v1\n');
     const profiles = await runCli(['config', 'profiles', '--json'], { env });
     expect(JSON.parse(profiles.stdout)).toEqual([
-      { name: 'default', active: true, builtin: true, stored: false, key_stored: false },
-      { name: 'local', active: false, builtin: true, stored: false, key_stored: false },
-      { name: 'forge', active: false, builtin: true, stored: false, key_stored: false },
-      { name: 'staging', active: false, builtin: false, stored: true, key_stored: false },
+      { name: 'default', active: true, builtin: true, stored: false, key_stored: false, key_storage: null },
+      { name: 'local', active: false, builtin: true, stored: false, key_stored: false, key_storage: null },
+      { name: 'forge', active: false, builtin: true, stored: false, key_stored: false, key_storage: null },
+      { name: 'staging', active: false, builtin: false, stored: true, key_stored: false, key_storage: null },
     ]);
   });
 

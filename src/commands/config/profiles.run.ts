@@ -1,19 +1,39 @@
 import type { Context } from '../../context.js';
 import { printTable } from '../../output/table.js';
 import { readConfigFile } from '../../settings/config-file.js';
+import { openKeychain } from '../../settings/keychain.js';
 import { BUILTIN_PROFILES } from '../../settings/profiles.js';
+
+/**
+ * Where a profile's own key is stored: in the file, or in the keychain (asked once per profile that
+ * has none in the file; a keychain that cannot answer counts as none), or nowhere.
+ */
+function storedKeyIn(ctx: Context, name: string, inFile: boolean): 'file' | 'keychain' | undefined {
+  if (inFile) return 'file';
+  const entry = openKeychain(ctx.env, ctx.settings.configFile, name);
+  if (typeof entry === 'string') return undefined;
+  try {
+    return entry.get() ? 'keychain' : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export async function runProfiles(ctx: Context): Promise<void> {
   const { io, settings } = ctx;
   const stored = readConfigFile(settings.configFile).profiles;
   const names = [...new Set([...Object.keys(BUILTIN_PROFILES), ...Object.keys(stored)])];
-  const rows = names.map((name) => ({
-    name,
-    active: name === settings.profile,
-    builtin: Object.hasOwn(BUILTIN_PROFILES, name),
-    stored: Object.hasOwn(stored, name),
-    key_stored: Boolean(stored[name]?.['api-key']),
-  }));
+  const rows = names.map((name) => {
+    const keyStorage = storedKeyIn(ctx, name, Boolean(stored[name]?.['api-key']));
+    return {
+      name,
+      active: name === settings.profile,
+      builtin: Object.hasOwn(BUILTIN_PROFILES, name),
+      stored: Object.hasOwn(stored, name),
+      key_stored: keyStorage !== undefined,
+      key_storage: keyStorage ?? null,
+    };
+  });
   if (ctx.json) return io.json(rows);
   printTable(io, rows, [
     { header: 'active', value: (r) => (r.active ? '*' : '') },
@@ -25,7 +45,13 @@ export async function runProfiles(ctx: Context): Promise<void> {
     {
       header: 'key',
       value: (r) =>
-        r.key_stored ? 'stored' : r.builtin && BUILTIN_PROFILES[r.name]?.['api-key'] ? 'built-in' : '',
+        r.key_storage === 'keychain'
+          ? 'keychain'
+          : r.key_stored
+            ? 'stored'
+            : r.builtin && BUILTIN_PROFILES[r.name]?.['api-key']
+              ? 'built-in'
+              : '',
     },
   ]);
 }
