@@ -35,6 +35,11 @@ export const BUILTIN_PROFILES: Readonly<Record<string, Readonly<ProfileData>>> =
   [FORGE_PROFILE]: { 'base-url': FORGE_BASE_URL },
 };
 
+/** Every profile there is: the built-in ones, then those only in the config file. */
+export function profileNames(stored: Readonly<Record<string, unknown>>): string[] {
+  return [...new Set([...Object.keys(BUILTIN_PROFILES), ...Object.keys(stored)])];
+}
+
 export function isBuiltinProfile(name: string): boolean {
   return Object.hasOwn(BUILTIN_PROFILES, name);
 }

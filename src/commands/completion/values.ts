@@ -8,7 +8,7 @@ import { recordFile } from '../../local-record/file.js';
 import { fullName, type RememberedModel, readModelRecord } from '../../models/local-record.js';
 import { configFilePath } from '../../settings/config-file.js';
 import type { Env, GlobalOptions } from '../../settings/global-options.js';
-import { BUILTIN_PROFILES } from '../../settings/profiles.js';
+import { BUILTIN_PROFILES, profileNames } from '../../settings/profiles.js';
 import { Settings } from '../../settings/resolve.js';
 import type { ValueKind } from './value-kinds.js';
 
@@ -49,7 +49,7 @@ export class LocalValues {
 
   profiles(): Candidate[] {
     const stored = this.settings.config().profiles;
-    const names = [...new Set([...Object.keys(BUILTIN_PROFILES), ...Object.keys(stored)])];
+    const names = profileNames(stored);
     return names.map((value) => ({
       value,
       description: Object.hasOwn(BUILTIN_PROFILES, value)

@@ -2,7 +2,7 @@ import type { Context } from '../../context.js';
 import { printTable } from '../../output/table.js';
 import { readConfigFile } from '../../settings/config-file.js';
 import { openKeychain } from '../../settings/keychain.js';
-import { BUILTIN_PROFILES } from '../../settings/profiles.js';
+import { BUILTIN_PROFILES, profileNames } from '../../settings/profiles.js';
 
 /**
  * Where a profile's own key is stored: in the file, or in the keychain (asked once per profile that
@@ -22,7 +22,7 @@ function storedKeyIn(ctx: Context, name: string, inFile: boolean): 'file' | 'key
 export async function runProfiles(ctx: Context): Promise<void> {
   const { io, settings } = ctx;
   const stored = readConfigFile(settings.configFile).profiles;
-  const names = [...new Set([...Object.keys(BUILTIN_PROFILES), ...Object.keys(stored)])];
+  const names = profileNames(stored);
   const rows = names.map((name) => {
     const keyStorage = storedKeyIn(ctx, name, Boolean(stored[name]?.['api-key']));
     return {
