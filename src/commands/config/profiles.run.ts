@@ -44,14 +44,11 @@ export async function runProfiles(ctx: Context): Promise<void> {
     },
     {
       header: 'key',
-      value: (r) =>
-        r.key_storage === 'keychain'
-          ? 'keychain'
-          : r.key_stored
-            ? 'stored'
-            : r.builtin && BUILTIN_PROFILES[r.name]?.['api-key']
-              ? 'built-in'
-              : '',
+      value: (r) => {
+        if (r.key_storage === 'keychain') return 'keychain';
+        if (r.key_stored) return 'stored';
+        return r.builtin && BUILTIN_PROFILES[r.name]?.['api-key'] ? 'built-in' : '';
+      },
     },
   ]);
 }
