@@ -1,1 +1,5 @@
-export function buildAip(options?: { quiet?: boolean }): Promise<unknown>;
+export function buildAip(options?: {
+  quiet?: boolean;
+  outRoot?: string;
+  sourcemaps?: boolean;
+}): Promise<unknown>;

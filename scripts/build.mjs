@@ -3,8 +3,9 @@
 // and each command's code and heavy dependencies (conf, ora, openai, the emulator) land in chunks
 // loaded on first use. The files are CommonJS (commonjs.mjs: Node starts those sooner), and the build
 // ends by making V8's code cache for the start-up chunks (code-cache.mjs).
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, sep } from 'node:path';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { makeCodeCache } from './code-cache.mjs';
@@ -12,6 +13,7 @@ import { toCommonJS } from './commonjs.mjs';
 import { lazyChildProcessForCommander } from './lazy-child-process.mjs';
 import { lazyCreateRequire } from './lazy-create-require.mjs';
 import { plainBuiltinsForChalk } from './plain-builtins.mjs';
+import { writeThirdPartyNotices } from './third-party-notices.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -83,11 +85,19 @@ function sourceDynamicImports(dir) {
   });
 }
 
-export async function buildAip({ quiet = false } = {}) {
-  rmSync(join(root, 'dist'), { recursive: true, force: true });
+/**
+ * Builds dist/ under `outRoot` (default: this checkout). Another outRoot gets a runnable copy of the
+ * package around it (bin/, package.json, node_modules linked), so the tests run a build of their own
+ * and never replace the dist/ that an aip started from this checkout is running from. `sourcemaps`:
+ * the files' maps beside them (for developers and the tests; `npm pack` builds without them).
+ */
+export async function buildAip({ quiet = false, outRoot = root, sourcemaps = true } = {}) {
+  const dist = join(outRoot, 'dist');
+  rmSync(dist, { recursive: true, force: true });
+  if (outRoot !== root) copyPackageFrame(outRoot);
   const common = {
     absWorkingDir: root,
-    outdir: 'dist',
+    outdir: dist,
     // Kept in memory: each file is written once converted to CommonJS (below).
     write: false,
     bundle: true,
@@ -96,7 +106,7 @@ export async function buildAip({ quiet = false } = {}) {
     target: 'node20',
     minifySyntax: true,
     minifyWhitespace: true,
-    sourcemap: 'linked',
+    sourcemap: sourcemaps ? 'linked' : false,
     legalComments: 'none',
     metafile: true,
     define: { AIP_VERSION: JSON.stringify(pkg.version) },
@@ -124,17 +134,32 @@ export async function buildAip({ quiet = false } = {}) {
     const converted = await toCommonJS(path, code, files.get(`${path}.map`));
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, converted.code);
-    writeFileSync(`${path}.map`, converted.map);
+    if (converted.map) writeFileSync(`${path}.map`, converted.map);
   }
   // The package is "type": "module"; dist/ holds CommonJS.
-  writeFileSync(join(root, 'dist', 'package.json'), '{ "type": "commonjs" }\n');
-  await makeCodeCache(root);
+  writeFileSync(join(dist, 'package.json'), '{ "type": "commonjs" }\n');
+  // jq's WebAssembly, which its package finds beside its own module (src/output/jq.ts reads it here).
+  cpSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'), join(dist, 'jq.wasm'));
+  // The bundle drops the licence comments of what it contains: their notices ship beside it.
+  writeThirdPartyNotices(root, [result.metafile, worker.metafile], join(dist, 'THIRD_PARTY_NOTICES.md'));
+  await makeCodeCache(root, dist);
   Object.assign(result.metafile.outputs, worker.metafile.outputs);
   return result;
 }
 
+/** What bin/aip.js needs around dist/ to run from outRoot: itself, package.json, node_modules. */
+function copyPackageFrame(outRoot) {
+  mkdirSync(outRoot, { recursive: true });
+  cpSync(join(root, 'bin'), join(outRoot, 'bin'), { recursive: true });
+  cpSync(join(root, 'package.json'), join(outRoot, 'package.json'));
+  rmSync(join(outRoot, 'node_modules'), { force: true });
+  symlinkSync(relative(outRoot, join(root, 'node_modules')), join(outRoot, 'node_modules'), 'junction');
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const result = await buildAip();
+  // --release: as `npm pack` ships it, without source maps (AIP_SOURCEMAPS=1 keeps them).
+  const release = process.argv.includes('--release');
+  const result = await buildAip({ sourcemaps: !release || process.env.AIP_SOURCEMAPS === '1' });
   const { outputs } = result.metafile;
   const files = Object.keys(outputs).filter((f) => f.endsWith('.js'));
   const total = files.reduce((n, f) => n + outputs[f].bytes, 0);

@@ -7,16 +7,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export async function makeCodeCache(root) {
+export async function makeCodeCache(root, dist) {
   const configDir = mkdtempSync(join(tmpdir(), 'aip-code-cache-'));
   try {
     // No NODE_OPTIONS: V8 rejects a cache made under other flags than the run's.
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: tmpdir() };
-    const child = spawn(
-      process.execPath,
-      [join(root, 'scripts', 'code-cache-train.cjs'), join(root, 'dist'), configDir],
-      { env, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [join(root, 'scripts', 'code-cache-train.cjs'), dist, configDir], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (text) => {
       stderr += text;

@@ -22,7 +22,9 @@ const IMPORT_META_URL = '__aipImportMetaUrl';
  */
 export async function toCommonJS(file, code, map) {
   const name = file.slice(file.lastIndexOf('/') + 1);
-  const input = `${code.replace(SOURCE_MAP_COMMENT, '')}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(map).toString('base64')}\n`;
+  const input = map
+    ? `${code.replace(SOURCE_MAP_COMMENT, '')}\n//# sourceMappingURL=data:application/json;base64,${Buffer.from(map).toString('base64')}\n`
+    : code;
   const usesImportMeta = code.includes('import.meta');
   const result = await transform(input, {
     sourcefile: file,
@@ -34,12 +36,13 @@ export async function toCommonJS(file, code, map) {
     banner: `"use strict";${usesImportMeta ? `var ${IMPORT_META_URL}=require("node:url").pathToFileURL(__filename).href;` : ''}`,
     minifySyntax: true,
     minifyWhitespace: true,
-    sourcemap: 'external',
+    sourcemap: map ? 'external' : false,
     legalComments: 'none',
     logLevel: 'error',
   });
   // import.meta other than .url would be empty in CommonJS: esbuild warns, and the build stops.
   const empty = result.warnings.find((w) => w.text.includes('import.meta'));
   if (empty) throw new Error(`${file}: ${empty.text}`);
+  if (!map) return { code: result.code };
   return { code: `${result.code}//# sourceMappingURL=${name}.map\n`, map: result.map };
 }

@@ -3,8 +3,10 @@
 // This file is imported only when --jq is given (io.useJq): the engine is ~1 MB of WebAssembly that
 // Node compiles on every run, which the other commands must not pay for.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import { CliError, UsageError } from '../errors/errors.js';
 
@@ -85,10 +87,19 @@ const wasmCompile = (bytes: Uint8Array): Promise<WasmModule> =>
   ).WebAssembly.compile(bytes);
 
 /**
- * The package finds its .wasm next to its own module, which bundling into dist/ would break: the
- * file is read from where the package is installed instead, resolved from this module (src/ in tests,
- * a dist/ chunk when built; both find aip's node_modules).
- *
+ * The package finds its .wasm next to its own module, which bundling into dist/ would break. The build
+ * copies it to dist/jq.wasm (the package's JavaScript is bundled, so an installed aip does not carry
+ * the package's other 3 MB); from the sources (in-process tests), the package's own file.
+ */
+function jqWasmFile(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  // A chunk is in dist/chunks/; should this code land in dist/ itself, the file is beside it.
+  for (const built of [join(here, '..', 'jq.wasm'), join(here, 'jq.wasm')])
+    if (existsSync(built)) return built;
+  return createRequire(import.meta.url).resolve('jq-wasm/jq.wasm');
+}
+
+/**
  * V8 compiles WebAssembly with a baseline compiler (Liftoff) and then, in the background, recompiles
  * hot functions with its optimising one. An aip run uses jq for a few milliseconds, so that second
  * compilation is pure cost: ~70 ms of CPU per run, measured on a 2-core machine where it competes
@@ -103,7 +114,7 @@ function loadEngine(): Promise<Engine> {
     } catch {
       // Only a matter of speed: a Node that no longer takes flags at run time runs jq all the same.
     }
-    const wasm = readFileSync(createRequire(import.meta.url).resolve('jq-wasm/jq.wasm'));
+    const wasm = readFileSync(jqWasmFile());
     // Compiled on V8's own threads while this one loads the package's JavaScript (~8 ms saved).
     const [module, { loadJq }] = await Promise.all([wasmCompile(wasm), import('jq-wasm')]);
     return loadJq({ wasmModule: module });
