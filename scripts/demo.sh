@@ -8,15 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 aip() { node bin/aip.js --profile local "$@"; }
 
-# The emulator keeps what it is given in SQLite through better-sqlite3, an optional dependency: where
-# npm could neither download its prebuilt binary nor compile it, it is not installed, and the demo
-# runs the emulator in memory instead (--ephemeral) rather than stop at its first step.
-state=()
-if ! node -e "require.resolve('better-sqlite3')" 2>/dev/null; then
-  echo "note: better-sqlite3 is not installed here; the emulator keeps its state in memory (--ephemeral)" >&2
-  state=(--ephemeral)
-fi
-node bin/aip.js emulator --detach --step-ms 250 ${state[@]+"${state[@]}"}
+# The emulator keeps what it is given in its state directory (aip's data directory), across restarts.
+node bin/aip.js emulator --detach --step-ms 250
 aip health
 aip models create --name demo-agent --base-model OpenPipe/Qwen3-14B-Instruct --return-existing
 aip jobs create rl --model demo-agent --file examples/groups.jsonl --wait

@@ -18,6 +18,8 @@ import { encodeRequest, type PbSpan } from '../traces/otlp/otlp.js';
 import { scanRequest } from '../traces/otlp/wire.js';
 import { routeParts } from './routes/traces.js';
 import type { EmulatorState } from './state.js';
+import type { EmulatedJob } from './store/jobs.js';
+import type { EmulatedModel } from './store/models.js';
 
 export const DEMO_PROJECT = 'demo';
 export const DEMO_MODEL = 'demo-agent';
@@ -106,4 +108,11 @@ export function seedDemo(state: EmulatorState, now = Date.now()): boolean {
   const bytes = encodeRequest(spansRequest(resource, conversationSpans(BigInt(now) * 1_000_000n), 'demo'));
   state.spans.add('demo', bytes, routeParts(scanRequest(bytes), undefined).parts);
   return job.status === 'succeeded';
+}
+
+/** What the demo seeded, if this state holds it: its model and that model's jobs. */
+export function demoSeeds(state: EmulatorState): { model: EmulatedModel; jobs: EmulatedJob[] } | undefined {
+  const model = state.models.findByName(EMULATOR_DEFAULT_TEAM, DEMO_PROJECT, DEMO_MODEL);
+  if (!model) return undefined;
+  return { model, jobs: [...state.jobs.jobs.values()].filter((job) => job.model_id === model.id) };
 }

@@ -7,11 +7,13 @@
 // - startEmulator and its options and result: an emulator in-process, as `aip emulator`, the tests
 //   and the benchmarks start it; EmulatorState, FaultStore, RequestLog, RequestRecord: what the
 //   running one holds.
-// - defaultStateDir, DB_FILE, openSqlitePersistence: its durable state, where it is kept by default
-//   and the store `aip emulator reset` empties (with EmulatorState) when no emulator is running.
+// - defaultStateDir, DB_FILE, openSqlitePersistence, SQLITE_CHOICE_ENV: its durable state, where it is
+//   kept by default, the store `aip emulator reset` empties (with EmulatorState) when no emulator is
+//   running, and the hidden variable that picks its SQLite binding.
 // - seedDemo: `aip emulator --demo`.
 
-export { seedDemo } from './demo.js';
+export { demoSeeds, seedDemo } from './demo.js';
+export { SQLITE_CHOICE_ENV } from './durable/choose-sqlite.js';
 export { DB_FILE, openSqlitePersistence } from './durable/sqlite.js';
 export { defaultStateDir } from './durable/state-dir.js';
 export type { FaultStore } from './faults.js';

@@ -41,6 +41,12 @@ export interface EmulatorOptions {
    * in memory only, which `aip emulator --ephemeral` asks for.
    */
   stateDir?: string;
+  /**
+   * Which SQLite binding keeps the state directory: `node` (node:sqlite), `wasm` (node-sqlite3-wasm);
+   * by default node:sqlite where this Node has it (durable/choose-sqlite.ts). `aip emulator` takes it
+   * from the hidden AIP_EMULATOR_SQLITE.
+   */
+  sqlite?: string;
   /** Time per training step of the emulated jobs. */
   stepMs?: number;
   /** Time between streamed chat tokens. */
@@ -67,7 +73,9 @@ export interface RunningEmulator {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   const apiKeys = options.apiKeys?.length ? options.apiKeys : [EMULATOR_DEFAULT_KEY];
   // A state directory is opened first: refused (in use, damaged, not an emulator's) before anything listens.
-  const persistence = options.stateDir ? openSqlitePersistence(options.stateDir) : noPersistence;
+  const persistence = options.stateDir
+    ? openSqlitePersistence(options.stateDir, { sqlite: options.sqlite })
+    : noPersistence;
   const state = new EmulatorState(apiKeys, {
     team: options.team,
     seed: options.seed,

@@ -58,6 +58,7 @@ export interface EmulatorHealth {
   requests: number;
   /** Where it keeps its state; null in memory only (absent from emulators of older aip). */
   state_dir?: string | null;
+  store?: string | null;
   counts?: Record<string, number>;
 }
 

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
-import { DB_FILE, EmulatorState, openSqlitePersistence } from '../../emulator/index.js';
+import { DB_FILE, EmulatorState, openSqlitePersistence, SQLITE_CHOICE_ENV } from '../../emulator/index.js';
 import { CliError } from '../../errors/errors.js';
 import { EMULATOR_DEFAULT_PORT, EMULATOR_HOST } from '../../settings/local-platform.js';
 import { confirmDestructive } from '../confirm.js';
@@ -44,9 +44,9 @@ export async function runReset(ctx: Context, opts: ResetOptions): Promise<void> 
     if (res.status !== 200)
       throw new CliError(`the emulator at ${origin} refused to reset (HTTP ${res.status})`);
   } else {
-    // The durable store, opened only here (this file loads when `emulator reset` runs): its binding
-    // (better-sqlite3) is loaded on open, not with the emulator's entry.
-    const persistence = openSqlitePersistence(dir!);
+    // The durable store, opened only here (this file loads when `emulator reset` runs): its SQLite
+    // binding is loaded on open, not with the emulator's entry.
+    const persistence = openSqlitePersistence(dir!, { sqlite: ctx.env[SQLITE_CHOICE_ENV] });
     try {
       const state = new EmulatorState([], { persistence });
       state.reset();

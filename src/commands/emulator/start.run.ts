@@ -6,7 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { defaultStateDir, type RunningEmulator, seedDemo, startEmulator } from '../../emulator/index.js';
+import {
+  defaultStateDir,
+  type RunningEmulator,
+  SQLITE_CHOICE_ENV,
+  seedDemo,
+  startEmulator,
+} from '../../emulator/index.js';
 import { CliError, UsageError } from '../../errors/errors.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { fsErrorCode, writeError } from '../../fs/write-error.js';
@@ -22,6 +28,7 @@ import {
   readDaemonState,
   writeDaemonState,
 } from './daemon.js';
+import { rememberDemo } from './remember-demo.js';
 import type { EmulatorStartOptions } from './start.js';
 
 /**
@@ -65,10 +72,13 @@ async function listen(ctx: Context, opts: EmulatorStartOptions, keys: string[]):
       seed: opts.seed,
       trainingChatStream: opts.trainingChatStream,
       stateDir: stateDirOf(ctx, opts),
+      sqlite: ctx.env[SQLITE_CHOICE_ENV],
       log: io.quiet ? undefined : (line) => io.err(line),
     });
-    if (opts.demo && seedDemo(emu.state))
-      io.info('Seeded the demo: model local/demo/demo-agent, a finished job, spans');
+    if (opts.demo) {
+      if (seedDemo(emu.state)) io.info('Seeded the demo: model local/demo/demo-agent, a finished job, spans');
+      await rememberDemoOrWarn(ctx, emu);
+    }
     return emu;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
@@ -80,6 +90,17 @@ async function listen(ctx: Context, opts: EmulatorStartOptions, keys: string[]):
   }
 }
 
+/** The demo's names remembered on this machine; the emulator serves without them if they cannot be. */
+async function rememberDemoOrWarn(ctx: Context, emu: RunningEmulator): Promise<void> {
+  try {
+    await rememberDemo(ctx, emu);
+  } catch (error) {
+    ctx.io.warn(
+      `the demo's model and job could not be remembered, so only their ids name them: ${(error as Error).message}`,
+    );
+  }
+}
+
 /** Where to reach it, on stderr (--quiet drops it): stdout stays free for results. */
 function printBanner(ctx: Context, emu: RunningEmulator, keys: string[]): void {
   const { io } = ctx;
@@ -88,11 +109,11 @@ function printBanner(ctx: Context, emu: RunningEmulator, keys: string[]): void {
   io.info(`  inference API  ${emu.urls.inference}`);
   io.info(`  trace ingest   ${emu.urls.trace}`);
   io.info(`  API key${keys.length > 1 ? 's ' : '  '}       ${keys.join(', ')}`);
-  const dir = emu.state.persistence.dir;
+  const { dir, driver } = emu.state.persistence;
   const counts = emu.state.counts();
   io.info(
     dir
-      ? `  state          ${dir} (${counts.models} models, ${counts.jobs} jobs, ${counts.spans} spans)`
+      ? `  state          ${dir} (${counts.models} models, ${counts.jobs} jobs, ${counts.spans} spans; SQLite through ${driver})`
       : '  state          in memory only (--ephemeral): gone when it stops',
   );
   if (emu.port === EMULATOR_DEFAULT_PORT)

@@ -37,6 +37,7 @@ export async function runStatus(ctx: Context): Promise<void> {
     requests: health.requests,
     log_file: state?.pid === health.pid ? state.log_file : null,
     state_dir: health.state_dir ?? null,
+    store: health.store ?? null,
     counts: health.counts ?? null,
   };
   if (ctx.json) return io.json(status);
@@ -46,7 +47,12 @@ export async function runStatus(ctx: Context): Promise<void> {
     ['pid', `${status.pid}${status.detached ? ' (detached)' : ' (foreground)'}`],
     ['uptime', `${status.uptime_s}s`],
     ['requests', status.requests],
-    ['state', status.state_dir ?? 'in memory only (--ephemeral)'],
+    [
+      'state',
+      status.state_dir
+        ? `${status.state_dir}${status.store ? ` (SQLite through ${status.store})` : ''}`
+        : 'in memory only (--ephemeral)',
+    ],
     ...(status.counts
       ? [
           [

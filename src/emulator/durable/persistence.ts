@@ -20,6 +20,8 @@ export interface Persistence {
   readonly durable: boolean;
   /** The state directory, when durable. */
   readonly dir: string | undefined;
+  /** The SQLite binding it is written through (node:sqlite, node-sqlite3-wasm), when durable. */
+  readonly driver: string | undefined;
   put(kind: DocKind, id: string, value: unknown, bytes?: Uint8Array): void;
   remove(kind: DocKind, id: string): void;
   /** Removes every document of `kind` whose id starts with `prefix` ("" for all of them). */
@@ -37,6 +39,7 @@ export interface Persistence {
 export const noPersistence: Persistence = {
   durable: false,
   dir: undefined,
+  driver: undefined,
   put() {},
   remove() {},
   removePrefix() {},

@@ -20,6 +20,8 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
         requests: log.total,
         // Where the state is kept (null: in memory only), and how much of it there is.
         state_dir: x.state.persistence.dir ?? null,
+        // Which SQLite keeps it (node:sqlite or node-sqlite3-wasm; null in memory).
+        store: x.state.persistence.driver ?? null,
         counts: x.state.counts(),
       }),
   });
