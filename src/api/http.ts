@@ -13,6 +13,7 @@ import {
   type Limits,
   TIMEOUT_HINT,
 } from './limits.js';
+import { ProxyConnectionError } from './proxy.js';
 import { backoffDelay, isIdempotent, isRetryableStatus, MAX_RETRY_AFTER_MS, retryAfterMs } from './retry.js';
 import type { Transport, TransportResponse } from './transport.js';
 import { joinUrl, type Query } from './url.js';
@@ -99,6 +100,8 @@ function describeFailure(error: unknown, timeoutMs: number): Failure {
       hint: TIMEOUT_HINT,
     };
   }
+  // The proxy, not the server, could not be reached: the request went no further.
+  if (error instanceof ProxyConnectionError) return { message: error.message, mayHaveReachedServer: false };
   const code = err.code;
   if (code && CONNECT_ERRORS.has(code)) {
     return { message: `could not connect (${code})`, mayHaveReachedServer: false };

@@ -9,6 +9,7 @@ import { USER_AGENT } from '../lib/version.js';
 import { assertKeyMayBeSentTo } from '../output/secrets.js';
 import { apiErrorFrom } from './error-body.js';
 import { TIMEOUT_HINT } from './limits.js';
+import { assertKeyMayGoThrough, ProxyConnectionError, proxyRoute } from './proxy.js';
 import { sdkFetch } from './sdk-fetch.js';
 
 export type OpenAIService = 'inference' | 'training';
@@ -16,7 +17,9 @@ export type OpenAIService = 'inference' | 'training';
 export async function openaiClient(ctx: Context, service: OpenAIService): Promise<OpenAI> {
   const baseURL = ctx.serviceUrl(service);
   const { key } = ctx.requireApiKey();
-  // Checked here too, before the SDK can turn the refusal into retried "connection errors".
+  // Checked here too, before the SDK can turn the refusal into retried "connection errors" (a proxy
+  // variable that is not a URL as well).
+  assertKeyMayGoThrough(new URL(baseURL), await proxyRoute(baseURL));
   assertKeyMayBeSentTo(baseURL);
   const { default: OpenAISDK } = await import('openai');
   // The SDK keeps only the `error` member of an error body; FastAPI's {"detail": …} (the Training
@@ -94,6 +97,11 @@ export async function sdkCall<T>(
     if (error instanceof APIConnectionError) {
       const cause = error.cause as (Error & { code?: string }) | undefined;
       if (cause instanceof CliError) throw cause;
+      if (cause instanceof ProxyConnectionError)
+        throw new NetworkError(
+          `${name} unreachable: ${where.method} ${new URL(where.url).pathname}: ${cause.message}`,
+          { cause: error },
+        );
       throw new NetworkError(
         `${name} unreachable: ${where.method} ${new URL(where.url).pathname} failed (${cause?.code ?? cause?.message ?? error.message})`,
         { cause: error },

@@ -1,13 +1,15 @@
-// The fetch handed to the openai SDK: requests go through aip's own transport (node:http, the key
-// guard, the --debug log, the limits of limits.ts) instead of Node's fetch. Event streams are passed
-// on as they arrive, each line and the whole within their limits; other bodies are read whole first,
-// so that one cut short fails the fetch and the SDK retries it.
+// The fetch handed to the openai SDK: requests go through aip's own transport (node:http, the proxy
+// the environment names, the key guard, the --debug log, the limits of limits.ts) instead of Node's
+// fetch. Event streams are passed on as they arrive, each line and the whole within their limits;
+// other bodies are read whole first, so that one cut short fails the fetch and the SDK retries it.
 //
 // A limit passed is not thrown from fetch: the SDK would take it for a connection error and retry it.
-// It comes as the body of the response instead, which the SDK reads once and fails with.
+// It comes as the body of the response instead, which the SDK reads once and fails with. So does a
+// proxy's refusal, which would come again just the same.
 
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
+import type { CliError } from '../errors/errors.js';
 import {
   type BodyKind,
   bodyTooLarge,
@@ -18,6 +20,7 @@ import {
   type Limits,
   streamTooLarge,
 } from './limits.js';
+import { ProxyRefusedError, proxyRoute } from './proxy.js';
 import {
   checkKeyDestination,
   type ExchangeLogger,
@@ -59,7 +62,7 @@ const kindOf = (url: string): BodyKind =>
   /\/chat\/completions\/?$/.test(new URL(url).pathname) ? 'completion' : 'models';
 
 /** A response whose body fails with `error` when read (the head is the real one when there is one). */
-function failing(error: LimitError, head?: OpenResponse): Response {
+function failing(error: CliError, head?: OpenResponse): Response {
   const body = new ReadableStream({ start: (controller) => controller.error(error) });
   return new Response(body, { status: head?.status ?? 200, headers: head?.headers });
 }
@@ -128,13 +131,15 @@ export function sdkFetch(options: { log?: ExchangeLogger; limits?: Limits; servi
           ? Buffer.from(init.body)
           : undefined;
     if (init.body != null && body === undefined) throw new TypeError('aip: unsupported request body type');
+    const url = input instanceof Request ? input.url : String(input);
     const request: TransportRequest = {
       method: (init.method ?? 'GET').toUpperCase(),
-      url: input instanceof Request ? input.url : String(input),
+      url,
       headers: headerRecord(init.headers),
       body,
       signal: init.signal ?? new AbortController().signal,
       maxHeaderBytes: limits.headerBytes,
+      proxy: await proxyRoute(url),
     };
     checkKeyDestination(request);
     const where = describeRequest(request.method, request.url);
@@ -166,6 +171,7 @@ export function sdkFetch(options: { log?: ExchangeLogger; limits?: Limits; servi
     } catch (error) {
       log?.failed(error, nowMs() - started);
       if (error instanceof LimitError) return failing(fail(error), open);
+      if (error instanceof ProxyRefusedError) return failing(error, open);
       throw error;
     }
   };

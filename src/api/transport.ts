@@ -1,11 +1,12 @@
 // How bytes travel. All requests, aip's own and the openai SDK's, go over node:http directly rather
 // than fetch: on Node 20 the first fetch() in a process loads and compiles undici, ~100 ms that a CLI
-// would pay on every run. Every request passes the same two guards: a key never goes over plain http
-// to a host that is not this machine, and with --debug each exchange is logged, credentials masked.
-// Every answer is read within the limits of limits.ts: headers by node:http's maxHeaderSize, bodies
-// here, the connection closed as soon as one passes its limit.
+// would pay on every run. Each goes through the proxy the environment names for it (proxy.ts). Every
+// request passes the same two guards: a key never goes over plain http to a host that is not this
+// machine, nor through a proxy, and with --debug each exchange is logged (its proxy too), credentials
+// masked. Every answer is read within the limits of limits.ts: headers by node:http's maxHeaderSize,
+// bodies here, the connection closed as soon as one passes its limit.
 
-import type { IncomingMessage } from 'node:http';
+import type { ClientRequest, IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { assertKeyMayBeSentTo, redactHeader } from '../output/secrets.js';
 import { truncate } from '../output/text.js';
@@ -18,6 +19,15 @@ import {
   ERROR_BODY_BYTES,
   headersTooLarge,
 } from './limits.js';
+import {
+  assertKeyMayGoThrough,
+  describeRoute,
+  ProxyConnectionError,
+  type ProxyRoute,
+  type ProxyServer,
+  proxyRefused,
+  proxyRoute,
+} from './proxy.js';
 
 /** How much of a body to read: past `bytes`, a kind's answer fails; an 'error' answer is cut there. */
 export interface BodyLimit {
@@ -36,6 +46,8 @@ export interface TransportRequest {
   maxHeaderBytes?: number;
   /** The limit for the body of an answer with this status (default: defaultBodyLimit). */
   bodyLimit?: (status: number) => BodyLimit;
+  /** How it travels (proxy.ts); decided on the way when not given. */
+  proxy?: ProxyRoute;
 }
 
 interface ResponseHead {
@@ -90,22 +102,73 @@ function flattenHeaders(res: IncomingMessage): Record<string, string> {
   return out;
 }
 
+/** The request with its proxy decided, once for the wrappers below and openRequest. */
+async function routed<T extends Pick<TransportRequest, 'url' | 'proxy'>>(request: T): Promise<T> {
+  return request.proxy ? request : { ...request, proxy: await proxyRoute(request.url) };
+}
+
+/** What a CONNECT through https-proxy-agent was answered; nothing for http-proxy-agent's connection. */
+interface TunnelAnswer {
+  statusCode?: number;
+  statusText?: string;
+}
+
 /**
- * Sends a request over node:http(s) and resolves once the response head has arrived; rejects on
- * connection errors and aborts. The abort signal keeps applying while the body is read.
+ * Turns the errors and answers of the proxy itself into aip's: a proxy that could not be reached, or
+ * that answered the CONNECT (or an http:// request) with a refusal instead of opening the way. The
+ * refusal comes back as if it were the server's answer (https-proxy-agent replays it), so it is told
+ * apart here, before anyone reads it as the platform's.
+ */
+function watchProxy(req: ClientRequest, proxy: ProxyServer, url: URL, signal: AbortSignal) {
+  let tunnel: TunnelAnswer | undefined;
+  req.on('proxyConnect', (answer: TunnelAnswer) => {
+    tunnel = answer;
+  });
+  const refusedTunnel = () =>
+    tunnel?.statusCode !== undefined && tunnel.statusCode !== 200
+      ? proxyRefused(proxy, url, tunnel.statusCode, tunnel.statusText ?? '')
+      : undefined;
+  return {
+    /**
+     * The error to report for a request error. Before the proxy let it through (and on a connection of
+     * its own, not one kept from an earlier request), the request never left: the proxy's trouble.
+     */
+    error(error: NodeJS.ErrnoException): Error {
+      // Given up (the connection to the proxy closed with it): the reason, a timeout say, as without one.
+      if (signal.aborted) return signal.reason;
+      const pastProxy = tunnel !== undefined || req.reusedSocket;
+      return refusedTunnel() ?? (pastProxy ? error : new ProxyConnectionError(proxy, error));
+    },
+    /** The error to report instead of this answer, when the proxy gave it. */
+    refusal(res: IncomingMessage): Error | undefined {
+      return (
+        refusedTunnel() ??
+        (res.statusCode === 407 ? proxyRefused(proxy, url, 407, res.statusMessage ?? '') : undefined)
+      );
+    },
+  };
+}
+
+/**
+ * Sends a request over node:http(s), through its proxy if it has one, and resolves once the response
+ * head has arrived; rejects on connection errors and aborts. The abort signal keeps applying while the
+ * body is read.
  */
 export async function openRequest(request: TransportRequest): Promise<OpenResponse> {
   const url = new URL(request.url);
   const { request: send } = requireBuiltin(
     url.protocol === 'https:' ? 'node:https' : 'node:http',
   ) as typeof import('node:http');
+  const proxy = (await routed(request)).proxy?.through;
   return new Promise<OpenResponse>((resolve, reject) => {
     if (request.signal.aborted) return reject(request.signal.reason);
     const headers = { ...request.headers };
     if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
     const started = nowMs();
     const maxHeaderSize = request.maxHeaderBytes ?? DEFAULT_HEADER_BYTES;
-    const req = send(url, { method: request.method, headers, maxHeaderSize });
+    const req = send(url, { method: request.method, headers, maxHeaderSize, agent: proxy?.agent });
+    proxy?.agent.giveUpWith(req, request.signal);
+    const viaProxy = proxy && watchProxy(req, proxy, url, request.signal);
     const onAbort = () => req.destroy(request.signal.reason);
     request.signal.addEventListener('abort', onAbort, { once: true });
     const settle = () => request.signal.removeEventListener('abort', onAbort);
@@ -113,9 +176,15 @@ export async function openRequest(request: TransportRequest): Promise<OpenRespon
       settle();
       if (error.code === 'HPE_HEADER_OVERFLOW')
         reject(headersTooLarge(describeRequest(request.method, request.url), maxHeaderSize));
-      else reject(error);
+      else reject(viaProxy ? viaProxy.error(error) : error);
     });
     req.on('response', (res) => {
+      const refusal = viaProxy?.refusal(res);
+      if (refusal) {
+        settle();
+        res.destroy();
+        return reject(refusal);
+      }
       res.once('close', settle);
       resolve({
         status: res.statusCode ?? 0,
@@ -180,15 +249,21 @@ export const nodeTransport: Transport = async (request) => {
   };
 };
 
-/** Refuses a key bound for plain http off this machine. Every request is checked, whatever sends it. */
-export function checkKeyDestination(request: Pick<TransportRequest, 'url' | 'headers'>): void {
-  if (request.headers.authorization || request.headers['wandb-api-key']) assertKeyMayBeSentTo(request.url);
+/**
+ * Refuses a key bound for plain http off this machine, or through a proxy. Every request is checked,
+ * whatever sends it.
+ */
+export function checkKeyDestination(request: Pick<TransportRequest, 'url' | 'headers' | 'proxy'>): void {
+  if (!request.headers.authorization && !request.headers['wandb-api-key']) return;
+  if (request.proxy) assertKeyMayGoThrough(new URL(request.url), request.proxy);
+  assertKeyMayBeSentTo(request.url);
 }
 
 export function guardKeys(transport: Transport): Transport {
   return async (request) => {
-    checkKeyDestination(request);
-    return transport(request);
+    const withProxy = await routed(request);
+    checkKeyDestination(withProxy);
+    return transport(withProxy);
   };
 }
 
@@ -224,6 +299,8 @@ export function exchangeLogger(log: (line: string) => void): ExchangeLogger {
     const tag = `[${++exchanges}]`;
     const line = (text: string) => log(`${tag} ${text}`);
     line(`> ${request.method} ${request.url}`);
+    const proxy = request.proxy && describeRoute(request.proxy, new URL(request.url));
+    if (proxy) line(`* proxy: ${proxy}`);
     for (const [name, value] of Object.entries(request.headers))
       line(`> ${name}: ${redactHeader(name, value)}`);
     if (request.body !== undefined && request.body.length > 0)
@@ -251,7 +328,8 @@ export function exchangeLogger(log: (line: string) => void): ExchangeLogger {
 
 /** --debug: each exchange of a transport logged. */
 export function logExchanges(transport: Transport, logger: ExchangeLogger): Transport {
-  return async (request) => {
+  return async (unrouted) => {
+    const request = await routed(unrouted);
     const log = logger(request);
     const started = nowMs();
     try {

@@ -50,6 +50,16 @@ export function redactUrlSecrets(text: string): string {
   return text.replace(URL_USERINFO, '$1:****@').replace(URL_SECRET_PARAM, '$1****');
 }
 
+/**
+ * A proxy's address fit to print (doctor, --debug, errors): its password masked, and a user name with
+ * no password too, as some proxies take a token there (`http://alice:****@proxy:3128`, `http://****@proxy`).
+ * Only the origin: a proxy's URL has no use for a path.
+ */
+export function maskProxyUrl(url: URL): string {
+  const credentials = url.password ? `${url.username}:****@` : url.username ? '****@' : '';
+  return `${url.protocol}//${credentials}${url.host}`;
+}
+
 /** The text with every remembered key replaced by its fingerprint. */
 export function redactSecrets(text: string): string {
   let result = text;
@@ -78,7 +88,14 @@ export function assertKeyMayBeSentTo(url: string | URL): void {
   );
 }
 
-const CREDENTIAL_HEADERS = new Set(['authorization', 'wandb-api-key', 'api-key', 'x-api-key', 'cookie']);
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'wandb-api-key',
+  'api-key',
+  'x-api-key',
+  'cookie',
+]);
 
 /** A header value fit to log or record: credentials reduced to their fingerprint. */
 export function redactHeader(name: string, value: string): string {

@@ -1,14 +1,16 @@
 // `aip doctor`: every check that can explain a failure, in one table: the Node version, the config file
 // and its directory (readable, and not open to others: as ssh judges its own), the key and where it
 // comes from and where it is stored (keychain, file, environment), the project, each interface (plain http off this machine, reachable, latency, the key
-// accepted), the clock against the server's, and proxy variables aip does not follow. Exit 1 when any
-// check fails; a warning alone does not fail it.
+// accepted), the clock against the server's, and the proxy each interface goes through. Exit 1 when
+// any check fails; a warning alone does not fail it.
 
+import { describeRoute, proxyRoute, proxyVariablesSet } from '../../api/proxy.js';
 import { keyLocation } from '../../auth/key-location.js';
 import { checkInference, checkTraining, type KeyCheck } from '../../auth/verify.js';
 import type { Context, Service } from '../../context.js';
 import { CliError, CommandFailedError } from '../../errors/errors.js';
 import { checkInterface } from '../../health/checks.js';
+import { MIN_NODE, nodeSupport, SUPPORTED_LINES } from '../../lib/node-support.js';
 import { isLoopbackHost, maskSecret } from '../../output/secrets.js';
 import { printTable } from '../../output/table.js';
 
@@ -20,19 +22,25 @@ export interface DoctorCheck {
   detail: string;
 }
 
-/** The oldest Node aip supports (package.json engines). */
-const MIN_NODE_MAJOR = 20;
 /** Beyond this, signed URLs and TLS start to fail in ways that look like other problems. */
 const MAX_CLOCK_SKEW_S = 60;
-const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'ALL_PROXY', 'all_proxy'];
 
 function nodeCheck(): DoctorCheck {
-  const major = Number(process.versions.node.split('.')[0]);
-  return {
-    check: 'node',
-    status: major >= MIN_NODE_MAJOR ? 'ok' : 'fail',
-    detail: `${process.version}${major >= MIN_NODE_MAJOR ? '' : ` (aip needs ${MIN_NODE_MAJOR} or newer)`}`,
-  };
+  const support = nodeSupport();
+  const lines = SUPPORTED_LINES.join(', ');
+  if (support.level === 'too-old')
+    return {
+      check: 'node',
+      status: 'fail',
+      detail: `${process.version} (aip needs ${MIN_NODE.major}.${MIN_NODE.minor} or newer; ${lines} are supported)`,
+    };
+  if (support.level === 'end-of-life')
+    return {
+      check: 'node',
+      status: 'warn',
+      detail: `${process.version} (end of life since ${support.since}: no more security fixes; aip is tested on ${lines})`,
+    };
+  return { check: 'node', status: 'ok', detail: process.version };
 }
 
 function configChecks(ctx: Context): DoctorCheck[] {
@@ -131,14 +139,26 @@ async function clockCheck(ctx: Context): Promise<DoctorCheck | undefined> {
   };
 }
 
-function proxyCheck(ctx: Context): DoctorCheck {
-  const set = PROXY_VARIABLES.filter((name) => ctx.env[name]);
-  if (set.length === 0) return { check: 'proxy', status: 'ok', detail: 'no proxy variables set' };
-  return {
-    check: 'proxy',
-    status: 'warn',
-    detail: `${set.join(', ')} set, but aip connects directly: where only a proxy reaches the platform, requests will fail`,
-  };
+/**
+ * The proxy each interface goes through (its password masked), or why none: interfaces that go the
+ * same way share one entry. A proxy variable that is not an http(s) URL fails the check.
+ */
+async function proxyCheck(ctx: Context, services: Service[]): Promise<DoctorCheck> {
+  if (proxyVariablesSet().length === 0)
+    return { check: 'proxy', status: 'ok', detail: 'none (no proxy variables set)' };
+  const ways = new Map<string, Service[]>();
+  try {
+    for (const service of services) {
+      const url = new URL(ctx.serviceUrl(service));
+      const way = describeRoute(await proxyRoute(url), url) ?? 'none';
+      ways.set(way, [...(ways.get(way) ?? []), service]);
+    }
+  } catch (error) {
+    if (!(error instanceof CliError)) throw error;
+    return { check: 'proxy', status: 'fail', detail: error.message };
+  }
+  const detail = [...ways].map(([way, names]) => `${names.join(', ')}: ${way}`).join('; ');
+  return { check: 'proxy', status: 'ok', detail };
 }
 
 export async function runDoctor(ctx: Context): Promise<void> {
@@ -158,7 +178,7 @@ export async function runDoctor(ctx: Context): Promise<void> {
         .filter((s) => !plain.some((p) => p.check === `${s} url`))
         .map((s) => interfaceCheck(ctx, s, keyOf[s])),
     );
-    const clock = await clockCheck(ctx);
+    const [clock, proxy] = await Promise.all([clockCheck(ctx), proxyCheck(ctx, services)]);
     return [
       nodeCheck(),
       ...configChecks(ctx),
@@ -166,7 +186,7 @@ export async function runDoctor(ctx: Context): Promise<void> {
       ...plain,
       ...reachable,
       ...(clock ? [clock] : []),
-      proxyCheck(ctx),
+      proxy,
     ];
   });
   if (ctx.json) io.json(rows);

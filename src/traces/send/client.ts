@@ -77,7 +77,11 @@ export function configuredProject(ctx: Context): Project | undefined {
   return parseProject(ctx.settings.get('project'));
 }
 
-/** The ingest client; a key bound for plain http off this machine is refused now, before any work. */
+/**
+ * The ingest client; a key bound for plain http off this machine is refused now, before any work. That
+ * covers a proxy too: only a host off this machine goes through one (api/proxy.ts), and the transport
+ * checks each request again with its proxy.
+ */
 export function traceClient(ctx: Context): TraceClient {
   const project = ctx.settings.get('project');
   assertKeyMayBeSentTo(ctx.serviceUrl('trace'));
