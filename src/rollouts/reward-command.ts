@@ -1,11 +1,13 @@
 // --reward-cmd: a command of the user's scores each trajectory. It gets the trajectory as one JSON
 // document on stdin and prints its reward on stdout: a number, or {"reward": 0.5, "metrics": {...}}
 // (numbers or booleans). It runs under /bin/sh, in its own process group, so that a timeout ends it
-// and whatever it started. A non-zero exit, a timeout, or output that is not a reward marks that
-// trajectory failed, with the reason; the run goes on.
+// and whatever it started; on Windows under cmd.exe, its tree ended by taskkill (lib/spawn-plan.ts).
+// A non-zero exit, a timeout, or output that is not a reward marks that trajectory failed, with the
+// reason; the run goes on.
 
 import { spawn } from 'node:child_process';
 import { isObject } from '../lib/json.js';
+import { killTree, shellCommandPlan } from '../lib/spawn-plan.js';
 
 export interface Scored {
   reward: number;
@@ -57,27 +59,26 @@ export function runRewardCommand(
 ): Promise<RewardResult> {
   if (options.signal?.aborted) return Promise.resolve({ ok: false, reason: 'stopped' });
   return new Promise((resolve) => {
-    const child = spawn('/bin/sh', ['-c', command], {
+    const plan = shellCommandPlan(command, options.env);
+    const child = spawn(plan.file, plan.args, {
+      ...plan.options,
       env: options.env,
       stdio: ['pipe', 'pipe', 'pipe'],
-      detached: true,
     });
     let stdout = '';
     let stderr = '';
     let settled = false;
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
+    // Once settled, whatever the command left running goes too (on Windows only while it runs).
+    const endTree = () => {
+      const running = child.exitCode === null && child.signalCode === null;
+      if (child.pid !== undefined && (running || plan.killAfterExit)) killTree(plan.killTree(child.pid));
     };
     const finish = (result: RewardResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
-      killGroup();
+      endTree();
       resolve(result);
     };
     const timer = setTimeout(

@@ -3,13 +3,14 @@
 // so that what it traces nests under it, and its exit status becomes the span's status and aip's.
 // The span is sent before aip exits; a span that cannot be sent is a warning, never a changed status.
 // For the Agents view it is a GenAI span: the command is a tool the agent ran (execute_tool), or with
-// --agent the agent itself (invoke_agent).
+// --agent the agent itself (invoke_agent). The command is a program and its arguments, run without a
+// shell; on Windows through cross-spawn, so that npm and npx (.cmd shims) run too (lib/spawn-plan.ts).
 
-import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { basename } from 'node:path';
 import type { Context } from '../../context.js';
 import { ChildExitError, CliError } from '../../errors/errors.js';
+import { spawnProgram } from '../../lib/spawn-plan.js';
 import { incomingContext, sendSpans, spanResource } from '../../traces/make/emit.js';
 import {
   buildSpan,
@@ -41,7 +42,7 @@ function run(ctx: Context, command: string[], traceparent: string): Promise<Outc
   const { io } = ctx;
   // The real terminal when aip has one; tests give aip streams of their own, which get the output.
   const inherit = (io.stdin as unknown) === process.stdin;
-  const child = spawn(command[0]!, command.slice(1), {
+  const child = spawnProgram(command[0]!, command.slice(1), {
     stdio: inherit ? 'inherit' : ['ignore', 'pipe', 'pipe'],
     env: { ...ctx.env, TRACEPARENT: traceparent },
   });
@@ -57,7 +58,12 @@ function run(ctx: Context, command: string[], traceparent: string): Promise<Outc
   const handlers = FORWARDED.map((signal) => [signal, forward(signal)] as const);
   for (const [signal, handler] of handlers) ctx.deps.signals.on(signal, handler);
   return new Promise((resolve) => {
+    // The first word wins: on Windows cross-spawn reports a command cmd.exe did not find as an error,
+    // and the close that follows it must not report it again as exit status 1.
+    let settled = false;
     const finish = (outcome: Outcome) => {
+      if (settled) return;
+      settled = true;
       for (const [signal, handler] of handlers) ctx.deps.signals.off(signal, handler);
       resolve(outcome);
     };
