@@ -1,5 +1,7 @@
-// Once per run, in vitest's own process: builds dist/ (for the tests that spawn bin/aip.js; the rest
-// run main() in-process), fixes the seed of the generated cases, and gives the run a temporary
+// Once per run, in vitest's own process: builds aip into a directory of the run's own (for the tests
+// that spawn bin/aip.js; the rest run main() in-process), never the checkout's dist/, which an aip
+// started from the same checkout may be running from (AIP_TEST_BUILD names it; test/helpers/spawn.ts);
+// fixes the seed of the generated cases, and gives the run a temporary
 // directory of its own. After the run it checks that the run left nothing behind, and fails it if it
 // did:
 //   - no process the run started is still running (see test/helpers/leaks.ts for how they are known);
@@ -37,14 +39,22 @@ export default async function setup(): Promise<() => Promise<void>> {
   const runDir = mkdtempSync(join(systemTmp, 'aip-run-'));
   // As the OS's own: tests run some processes as another user (nobody), who must write there too.
   chmodSync(runDir, 0o1777);
-  const saved = { TMPDIR: process.env.TMPDIR, AIP_TEST_RUN: process.env.AIP_TEST_RUN };
+  // Beside the run's temporary directory, not in it: what is left in that directory is checked.
+  const buildDir = `${runDir}-build`;
+  const saved = {
+    TMPDIR: process.env.TMPDIR,
+    AIP_TEST_RUN: process.env.AIP_TEST_RUN,
+    AIP_TEST_BUILD: process.env.AIP_TEST_BUILD,
+  };
   process.env.TMPDIR = runDir;
   process.env.AIP_TEST_RUN = runDir;
+  process.env.AIP_TEST_BUILD = buildDir;
 
   try {
-    await buildAip({ quiet: true });
+    await buildAip({ quiet: true, outRoot: buildDir });
   } catch (error) {
     removeTree(runDir);
+    removeTree(buildDir);
     throw error;
   }
 
@@ -63,7 +73,8 @@ export default async function setup(): Promise<() => Promise<void>> {
     }
     let files: string[] = [];
     try {
-      files = readdirSync(runDir);
+      // Node 22+'s compile cache, which aip enables (bin/aip.js), is made under the temporary directory.
+      files = readdirSync(runDir).filter((name) => name !== 'node-compile-cache');
     } catch (error) {
       problems.push(`the run's temporary directory ${runDir} could not be read: ${(error as Error).message}`);
     }
@@ -75,10 +86,12 @@ export default async function setup(): Promise<() => Promise<void>> {
           .join('\n')}`,
       );
     }
-    try {
-      removeTree(runDir);
-    } catch (error) {
-      problems.push(`${runDir} could not be removed: ${(error as Error).message}`);
+    for (const dir of [runDir, buildDir]) {
+      try {
+        removeTree(dir);
+      } catch (error) {
+        problems.push(`${dir} could not be removed: ${(error as Error).message}`);
+      }
     }
     for (const [key, value] of Object.entries(saved)) {
       if (value === undefined) delete process.env[key];

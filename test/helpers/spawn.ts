@@ -3,9 +3,15 @@
 // never the developer's.
 
 import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../bin/aip.js', import.meta.url));
+/**
+ * The run's own build (test/global-setup.ts), or this checkout's when a file runs outside vitest's
+ * global set-up.
+ */
+export const BUILD_ROOT = process.env.AIP_TEST_BUILD ?? fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = join(BUILD_ROOT, 'bin', 'aip.js');
 
 export interface Spawned {
   code: number | null;
