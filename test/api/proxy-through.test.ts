@@ -263,16 +263,18 @@ describe('a proxy that fails', () => {
     const silent = await startTestProxy({ silent: true });
     extra.push(silent);
     const env = { HTTPS_PROXY: silent.url };
-    const quick = ['--timeout', '0.5', '--max-retries', '0'];
+    // Long enough that even a busy machine has sent its CONNECT before it runs out (both are counted
+    // below); the proxy never answers, so the wait is this long whatever the machine.
+    const quick = ['--timeout', '2', '--max-retries', '0'];
     const own = await aip([...quick, 'jobs', 'get', '00000000-0000-0000-0000-000000000000'], env);
     expect([own.code, own.stderr]).toEqual([
       1,
-      expect.stringMatching(/^error: training API unreachable: GET \S+ timed out after 0\.5s/),
+      expect.stringMatching(/^error: training API unreachable: GET \S+ timed out after 2s/),
     ]);
     const sdk = await aip([...quick, 'models', 'list'], env);
     expect([sdk.code, sdk.stderr]).toEqual([
       1,
-      expect.stringMatching(/^error: inference API unreachable: GET \S+ timed out after 0\.5s/),
+      expect.stringMatching(/^error: inference API unreachable: GET \S+ timed out after 2s/),
     ]);
     expect(silent.records.map((record) => record.kind)).toEqual(['connect', 'connect']);
   });
