@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { patience } from './test/helpers/patience.js';
 
 const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as {
   version: string;
@@ -24,7 +25,11 @@ export default defineConfig({
     // Most of a test's time is spent waiting on child processes and sockets, not computing: two
     // workers per core keep the cores busy (one per core: 1:33 wall on 2 cores, against 1:11).
     maxWorkers: availableParallelism() * 2,
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // A timeout is there to fail a test that hangs, not to time one (test/helpers/patience.ts): 60 s,
+    // not 20, as tests that take 1–3 s on a quiet machine took 20–30 s on a busy one (2 cores, four
+    // CPU-bound processes beside the run, load 12–25), and failed at 20 s. Tests that do more work set
+    // their own, through patience() too; AIP_TEST_SLOWDOWN multiplies them all.
+    testTimeout: patience(60_000),
+    hookTimeout: patience(60_000),
   },
 });

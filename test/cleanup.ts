@@ -11,7 +11,7 @@ import { removeTempDirs } from './helpers/temp.js';
 afterAll(() => removeTempDirs());
 
 afterAll(async () => {
-  const left = await waitForProcesses({ ms: 3000 });
+  const left = await waitForProcesses();
   if (left.length === 0) return;
   killAll(left);
   throw new Error(

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import type { Argument, Command, Option } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandTree, runCli } from './helpers/cli.js';
+import { patience } from './helpers/patience.js';
 
 const VERSION = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -141,7 +142,7 @@ describe('flag-like words where values are expected, in every command', () => {
   const byNoun = new Map<string, Case[]>();
   for (const c of CASES) byNoun.set(c.path[0]!, [...(byNoun.get(c.path[0]!) ?? []), c]);
   for (const [noun, group] of byNoun) {
-    it(`aip ${noun}: ${group.length} cases`, { timeout: 120_000 }, async () => {
+    it(`aip ${noun}: ${group.length} cases`, { timeout: patience(360_000) }, async () => {
       const helps = new Map<string, string>();
       const failures: string[] = [];
       for (const c of group) {

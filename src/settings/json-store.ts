@@ -7,7 +7,7 @@
 // A lock file around read → change → write keeps concurrent aip processes from losing each other's
 // changes; it names its process, so that one left by a process that was killed is taken over at once,
 // and under it, conf's temporary files that a killed process left are removed. conf is loaded here, on
-// first write, and never on the read path.
+// first write, and never on the read path; never while holding the lock either (see updateJsonFile).
 
 import {
   closeSync,
@@ -124,6 +124,11 @@ function removeConfLeftovers(file: string): void {
  * Reads the file with `read` (which validates it: a corrupt file is reported, never overwritten), lets
  * `mutate` change the data, and writes it back, unless `mutate` returns false (nothing to change: no
  * file is created or rewritten). Resolves to whether it wrote.
+ *
+ * `mutate` may be called twice, each time on the file as read then: the first write of a process finds
+ * conf not loaded, lets the lock go, loads it, and starts again. Loading conf takes ~170 ms of CPU (most
+ * of a `config set`), and seconds on a busy machine: held under the lock, it queued every other writer
+ * behind it (20 processes setting the config at once on a busy machine went past LOCK_WAIT_MS).
  */
 export async function updateJsonFile<T extends object>(
   file: string,
@@ -133,7 +138,11 @@ export async function updateJsonFile<T extends object>(
   try {
     // aip's own directory: made 0700, or made 0700 again (src/fs/private-dir.ts).
     ensurePrivateDir(dirname(file));
-    return await withLock(file, () => writeUnderLock(file, read, mutate));
+    for (;;) {
+      const wrote = await withLock(file, () => writeUnderLock(file, read, mutate));
+      if (wrote !== NEEDS_CONF) return wrote;
+      await loadConf();
+    }
   } catch (error) {
     // A directory that cannot be made or written (a file in the way, a read-only disk, a full one):
     // said in one line, exit 2 (nothing was changed: fix it and run the same command again); the old
@@ -149,12 +158,20 @@ export async function updateJsonFile<T extends object>(
 }
 
 let conf: ReturnType<typeof importConf> | undefined;
+/** conf once loadConf() has loaded it. */
+let loadedConf: Awaited<ReturnType<typeof importConf>> | undefined;
 
 /** conf, imported once: its signal handlers (see importConf) are added only by that first import. */
 function loadConf() {
-  conf ??= importConf();
+  conf ??= importConf().then((Conf) => {
+    loadedConf = Conf;
+    return Conf;
+  });
   return conf;
 }
+
+/** What writeUnderLock answers when it would write but conf is not loaded yet. */
+const NEEDS_CONF = Symbol('needs conf');
 
 /**
  * conf, without the signal handlers it brings: its writer (atomically) loads when-exit, which on
@@ -178,16 +195,17 @@ async function writeUnderLock<T extends object>(
   file: string,
   read: (file: string) => T,
   mutate: (data: T) => unknown,
-): Promise<boolean> {
+): Promise<boolean | typeof NEEDS_CONF> {
   const data = read(file);
   if (mutate(data) === false) return false;
+  const Conf = loadedConf;
+  if (!Conf) return NEEDS_CONF;
   // A link (a config kept with one's dotfiles) stays a link: the file at its end is rewritten, its
   // temporary file made beside it. A link to nothing yet makes that file, in a directory that must
   // exist (conf would make it; a directory of the user's is not aip's to make).
   const target = writeTarget(file, true);
   if (target !== file) statSync(dirname(target));
   removeConfLeftovers(target);
-  const Conf = await loadConf();
   // conf writes in place, not atomically, when SNAP is set (as it is for a Node installed as a snap):
   // hidden from it while it writes (synchronously: nothing else runs meanwhile).
   const snap = process.env.SNAP;

@@ -8,6 +8,7 @@ import { joinUrl, p, segment } from '../../src/api/url.js';
 import { ApiError, exitCodeFor, NetworkError, UsageError } from '../../src/errors/errors.js';
 import { assertKeyMayBeSentTo, isLoopbackHost } from '../../src/output/secrets.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
 import { closedPort } from '../helpers/ports.js';
 
 const { emu } = useEmulator();
@@ -20,7 +21,9 @@ function client(overrides: Partial<HttpClientOptions> = {}) {
     baseUrl: emu.urls.base,
     apiKey: emu.key,
     transport: guardKeys(nodeTransport),
-    timeoutMs: 5000,
+    // Only the tests of timeouts set one that matters; elsewhere it must not cut short an answer that a
+    // busy machine is slow to give (test/helpers/patience.ts).
+    timeoutMs: patience(30_000),
     maxRetries: 3,
     sleep: async (ms) => {
       sleeps.push(ms);
@@ -197,7 +200,9 @@ describe('timeouts', () => {
 
   it('lets a stalled request through when the stall is shorter than the timeout', async () => {
     await emu.fault({ path: '/training/v1/health', delay_ms: 100 });
-    const { http, sleeps } = client({ timeoutMs: 3000 });
+    // Far longer than the stall, so that a busy machine is no failure: what is checked is that a stall
+    // alone is not taken for a timeout.
+    const { http, sleeps } = client({ timeoutMs: patience(30_000) });
     expect((await http.request({ method: 'GET', path: '/health', auth: false })).status).toBe(200);
     expect(sleeps).toEqual([]);
   });

@@ -12,15 +12,7 @@ import { main } from '../../src/main.js';
 import { tempConfigDir, words } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { fakeIO } from '../helpers/io.js';
-
-/** Resolves once `condition` holds (polled; an async condition may ask the emulator). */
-async function waitFor(condition: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { waitFor } from '../helpers/wait.js';
 
 const { emu, env, run } = useEmulator();
 
@@ -303,12 +295,14 @@ describe('aip chat: errors', () => {
   });
 
   it('a stream that stalls part-way ends after --timeout without a chunk (exit 1, the text so far kept)', async () => {
-    await emu.control('POST', '/chat', { token_ms: 4000 });
+    // --timeout also bounds the wait for the answer's headers, which come at once: 2 s, not 0.5, so
+    // that a busy machine still has them in time and the stall, not the request, is what times out.
+    await emu.control('POST', '/chat', { token_ms: 30_000 });
     try {
-      const r = await run(['--timeout', '0.5', 'chat', '-m', MODEL, '--stream', 'hi']);
+      const r = await run(['--timeout', '2', 'chat', '-m', MODEL, '--stream', 'hi']);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(
-        /^error: Inference API: the stream stalled: nothing for 0\.5s after 0 characters/i,
+        /^error: Inference API: the stream stalled: nothing for 2s after 0 characters/i,
       );
     } finally {
       await emu.control('POST', '/chat', { token_ms: 0 });
@@ -351,15 +345,23 @@ describe('aip chat: errors', () => {
 
 describe('aip chat: interrupting and continuing', () => {
   it('Ctrl-C stops a streamed reply: the text so far stays, exit 130', async () => {
-    await emu.control('POST', '/chat', { token_ms: 40 });
+    // A token each 200 ms: once some of the reply is on stdout, the rest is seconds away.
+    await emu.control('POST', '/chat', { token_ms: 200 });
     try {
       const full = await replyTo([{ role: 'user', content: 'a long answer please' }]);
       const signals = new EventEmitter();
-      const running = run(['chat', '-m', MODEL, '--stream', 'a long answer please'], { signals });
-      await waitFor(async () => (await chatRequests()).length === 2);
-      await new Promise((r) => setTimeout(r, 150));
+      const { io, stdout, stderr } = fakeIO({ env });
+      const running = main(['chat', '-m', MODEL, '--stream', 'a long answer please'], {
+        env,
+        io,
+        signals,
+        sleep: async () => undefined,
+      });
+      // Pressed once the reply has begun: not after a fixed time, in which a busy machine may have
+      // shown none of it (or all).
+      await waitFor(() => stdout.text.length > 0);
       signals.emit('SIGINT');
-      const r = await running;
+      const r = { code: await running, stdout: stdout.text, stderr: stderr.text };
       expect(r.code).toBe(130);
       expect(r.stderr).toBe('error: interrupted\n');
       const partial = r.stdout.trimEnd();
@@ -376,7 +378,8 @@ describe('aip chat: interrupting and continuing', () => {
   it('Ctrl-C while waiting for a whole reply prints nothing on stdout, with or without --json', async () => {
     for (const json of [[], ['--json']]) {
       await emu.reset();
-      await emu.fault({ path: INFERENCE, delay_ms: 3000, times: 1 });
+      // Held back 20 s: Ctrl-C comes while it waits, however long a busy machine takes to see the request.
+      await emu.fault({ path: INFERENCE, delay_ms: 20_000, times: 1 });
       const signals = new EventEmitter();
       const running = run(['chat', '-m', MODEL, ...json, 'hi'], { signals });
       await waitFor(async () => (await chatRequests()).length > 0);

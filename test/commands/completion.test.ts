@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { bashOffers, fishOffers, has, writeCompletionFixture, zshOffers } from '../helpers/completion.js';
+import { patience } from '../helpers/patience.js';
 
 async function script(shell: string): Promise<string> {
   const r = await runCli(['completion', shell], {});
@@ -27,7 +28,13 @@ function filesDir(): string {
 const JOB_A = 'aaaa1111-0000-4000-8000-000000000001';
 const JOB_B = 'bbbb2222-0000-4000-8000-000000000002';
 
-describe('aip completion', () => {
+/**
+ * Each TAB below runs a shell and, from it, the built aip: 0.1–0.3 s on a quiet machine, 3–5 s on a busy
+ * one (test/helpers/patience.ts), and a test presses it up to eleven times.
+ */
+const SHELL_TESTS_MS = patience(180_000);
+
+describe('aip completion', { timeout: SHELL_TESTS_MS }, () => {
   it('bash: completes nouns, verbs, argument choices and flags from the command tree', async () => {
     const source = await script('bash');
     const dir = tempConfigDir();

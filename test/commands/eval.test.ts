@@ -12,6 +12,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { checkpointStats, taskDiffs } from '../../src/eval/statistics.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { finishedJob } from '../helpers/jobs.js';
+import { patience } from '../helpers/patience.js';
 
 const t = useEmulator();
 const { emu, run } = t;
@@ -254,7 +255,11 @@ describe('aip eval', () => {
     expect(met.code).toBe(0);
   });
 
-  it('counts a sample whose reward command fails as failed, and keeps it out of the mean', async () => {
+  // 120 reward commands, each a shell started by aip: a second or two on a quiet machine, past 20 s on
+  // a busy one (test/helpers/patience.ts).
+  it('counts a sample whose reward command fails as failed, and keeps it out of the mean', {
+    timeout: patience(180_000),
+  }, async () => {
     const script = join(t.dir, 'score.sh');
     // Every reply scores 1, but the reward of sum-3 cannot be computed.
     writeFileSync(
@@ -295,7 +300,9 @@ echo 1
   });
 
   it('stops on Ctrl-C with exit 130, reporting nothing', async () => {
-    await emu.fault({ path: CHAT, delay_ms: 200, times: 1000 });
+    // Every answer held back 10 s: the first checkpoint cannot be done when Ctrl-C comes, however long
+    // a busy machine takes to see the first request (with 200 ms, the first checkpoint could end first).
+    await emu.fault({ path: CHAT, delay_ms: 10_000, times: 1000 });
     const signals = new EventEmitter();
     const running = run(['eval', '--model', EARLY, '--model', LATE, '--tasks', tasks, '--reward', 'exact'], {
       signals,

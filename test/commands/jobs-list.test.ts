@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { words } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { jobsEnded } from '../helpers/jobs.js';
 
 const t = useEmulator({ runOptions: { sleepCap: 5 } });
 const { emu, env, run } = t;
@@ -65,7 +66,7 @@ describe('aip jobs list: the state column', () => {
     });
     const failed = await create();
     const queued = await heldStill();
-    await new Promise((r) => setTimeout(r, 20));
+    await jobsEnded(emu, [failed]);
     await emu.control('DELETE', '/requests');
 
     const jobs = await listed();
@@ -117,7 +118,10 @@ describe('aip jobs list: the state column', () => {
       });
     }
     writeFileSync(jobsFile(), JSON.stringify({ jobs: entries }));
-    await new Promise((r) => setTimeout(r, 20));
+    await jobsEnded(
+      emu,
+      entries.map((e) => e.id),
+    );
     await emu.control('DELETE', '/requests');
 
     const first = await listed();
@@ -155,7 +159,7 @@ describe('aip jobs list: filters', () => {
     const a1 = await create();
     const b1 = await create('other');
     const a2 = await heldStill();
-    await new Promise((r) => setTimeout(r, 20));
+    await jobsEnded(emu, [a1, b1]);
     const ids = async (argv: string) => (await listed(argv)).map((j) => j.id);
 
     expect(await ids('jobs list --json --model agent')).toEqual([a2, a1]);

@@ -315,8 +315,11 @@ describe('aip jobs wait', () => {
       ).stdout.trim();
       const signals = new EventEmitter();
       const waiting = run(['jobs', 'wait', created], { signals, sleepCap: 1000 });
-      await waitFor(() => signals.listenerCount('SIGINT') > 0);
-      await new Promise((r) => setTimeout(r, 50));
+      // Watching: the first look at the job's events has been made.
+      await waitFor(
+        async () =>
+          (await emu.requests({ path: `/training/v1/preview/training-jobs/${created}/events` })).length > 0,
+      );
       signals.emit('SIGINT');
       const r = await waiting;
       expect(r.code).toBe(130);
@@ -477,25 +480,29 @@ describe('waiting, the hard cases', () => {
       const created = (
         await run(['jobs', 'create', 'rl', '--model', 'agent', '--file', groupsFile(), '-q'])
       ).stdout.trim();
-      await emu.fault({
-        path: `/training/v1/preview/training-jobs/${created}/events`,
-        status: 503,
-        retry_after: 20,
-        times: 100,
-      });
+      const events = `/training/v1/preview/training-jobs/${created}/events`;
+      await emu.fault({ path: events, status: 503, retry_after: 20, times: 100 });
       const signals = new EventEmitter();
-      const started = Date.now();
-      const waiting = run(['jobs', 'wait', created], { signals, realSleep: true });
-      await waitFor(() => signals.listenerCount('SIGINT') > 0);
-      await new Promise((r) => setTimeout(r, 100));
+      // A pause that only Ctrl-C ends: were the signal not to end it, the wait would never return (and
+      // the test would fail by its timeout). Nothing here depends on how fast the machine is.
+      let began!: (ms: number) => void;
+      const pausing = new Promise<number>((resolve) => {
+        began = resolve;
+      });
+      const untilAborted = (ms: number, signal?: AbortSignal) =>
+        new Promise<void>((resolve) => {
+          began(ms);
+          if (signal?.aborted) resolve();
+          signal?.addEventListener('abort', () => resolve(), { once: true });
+        });
+      const waiting = run(['jobs', 'wait', created], { signals, sleep: untilAborted });
+      // The first poll had its 503 and the pause before the next is under way.
+      expect(await pausing).toBeGreaterThan(0);
       signals.emit('SIGINT');
       const r = await waiting;
       expect(r.code).toBe(130);
-      expect(Date.now() - started).toBeLessThan(5000);
       // One poll, no HTTP-level retries: the wait's own loop is the only one.
-      expect(
-        await emu.requests({ path: `/training/v1/preview/training-jobs/${created}/events` }),
-      ).toHaveLength(1);
+      expect(await emu.requests({ path: events })).toHaveLength(1);
     } finally {
       await emu.control('POST', '/job-plans', { step_ms: 2 });
     }

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keychainAbsence } from '../../src/settings/keychain.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
 import { type SecretService, secretServiceMissing, startSecretService } from '../helpers/secret-service.js';
 import { runAip } from '../helpers/spawn.js';
 
@@ -133,7 +134,7 @@ describe.skipIf(missing !== undefined)(
         env: { ...urls(dir), DBUS_SESSION_BUS_ADDRESS: service.address, AIP_KEYRING: '', ...more.env },
         stdin: more.stdin,
         // A keychain call that never returned would hang the command: killed, it fails the test.
-        timeoutMs: 20_000,
+        timeoutMs: patience(60_000),
       });
     const inKeychain = (dir: string, profile = 'default') =>
       service.lookup({ service: 'aip', username: `${profile}@${join(dir, 'config.json')}` });

@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { scorerFor } from '../../src/rollouts/built-in-rewards.js';
 import { parseReward } from '../../src/rollouts/reward-command.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
 import { aipEnv, BIN, collect } from '../helpers/spawn.js';
 
 const t = useEmulator();
@@ -203,9 +204,11 @@ describe('aip rollouts', () => {
     expect(parseReward('{"reward": 1, "metrics": {"a": "x"}}')).toMatchObject({ ok: false });
   });
 
-  it('marks a trajectory failed when its reward command fails, hangs past its timeout or prints garbage; the rest stand', async () => {
+  it('marks a trajectory failed when its reward command fails, hangs past its timeout or prints garbage; the rest stand', {
+    timeout: patience(120_000),
+  }, async () => {
     const script = join(t.dir, 'score.sh');
-    // By sample: 0 scores with metrics, 1 fails, 2 hangs, 3 prints garbage.
+    // By sample: 0 scores with metrics, 1 fails, 2 hangs (for a minute), 3 prints garbage.
     writeFileSync(
       script,
       `#!/bin/sh
@@ -213,7 +216,7 @@ input=$(cat)
 case "$input" in
   *'"sample":0'*) echo '{"reward": 0.5, "metrics": {"length": 7}}' ;;
   *'"sample":1'*) echo 'no reference for this one' >&2; exit 3 ;;
-  *'"sample":2'*) sleep 30; echo 1 ;;
+  *'"sample":2'*) sleep 60; echo 1 ;;
   *) echo 'looks good to me' ;;
 esac
 `,
@@ -221,10 +224,13 @@ esac
     );
     const out = join(t.dir, 'scored.jsonl');
     const started = Date.now();
+    // The timeout applies to every sample's command: a few ms each on a quiet machine, but with 0.5 s a
+    // busy one timed out those that answer at once. 3 s leaves them room, and still ends the hung ones.
     const r = await run(
-      rollouts(tasks, '--reward-cmd', script, '--reward-timeout', '0.5', '-K', '4', '-o', out),
+      rollouts(tasks, '--reward-cmd', script, '--reward-timeout', '3', '-K', '4', '-o', out),
     );
-    expect(Date.now() - started).toBeLessThan(20_000); // the hung commands were ended, not waited for
+    // The hung commands were ended, not waited for: the run is over before the first would have been.
+    expect(Date.now() - started).toBeLessThan(60_000);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/Wrote 3 groups \(3 trajectories, 9 failed\) to .*scored\.jsonl/);
     for (const group of groupsOf(out)) {
@@ -232,7 +238,7 @@ esac
       expect(group.trajectories[0]).toMatchObject({ reward: 0.5, metrics: { length: 7 } });
       expect(group.exceptions!.map((e) => e.message)).toEqual([
         'sample 1: reward: exit 3: no reference for this one',
-        'sample 2: reward: timed out after 0.5s',
+        'sample 2: reward: timed out after 3s',
         'sample 3: reward: printed "looks good to me", not a number or {"reward": …}',
       ]);
     }
@@ -307,9 +313,11 @@ esac
 
     // The same run, slowed down and killed once some of its groups are written.
     const cut = join(t.dir, 'cut.jsonl');
-    await emu.fault({ path: CHAT, delay_ms: 150, times: 1000 });
+    // 400 ms a sample: the kill, once 3 of 12 groups are written, comes seconds before the run could end
+    // (on a busy machine, seeing the third line and killing can take a second or more).
+    await emu.fault({ path: CHAT, delay_ms: 400, times: 1000 });
     const child = spawn(process.execPath, [BIN, 'rollouts', ...flags, '-o', cut], { env: aipEnv(t.env) });
-    const exited = collect(child, 30_000);
+    const exited = collect(child, patience(120_000));
     const lines = () => (existsSync(cut) ? readFileSync(cut, 'utf8').split('\n').length - 1 : 0);
     while (lines() < 3) await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGKILL');
@@ -364,18 +372,23 @@ esac
 
   it('Ctrl-C ends a pause the server asked for (Retry-After) at once, keeping what was written', async () => {
     const out = join(t.dir, 'paused.jsonl');
-    await emu.fault({ path: CHAT, status: 429, retry_after: '30', skip: 2, times: 1 });
+    // 60 s: the longest pause aip waits out (MAX_RETRY_AFTER_MS).
+    await emu.fault({ path: CHAT, status: 429, retry_after: '60', skip: 2, times: 1 });
     const child = spawn(
       process.execPath,
       [BIN, ...rollouts(tasks, '--reward', 'contains', '-K', '2', '--concurrency', '1', '-o', out)],
       { env: aipEnv(t.env) },
     );
-    // Killed after 20 s, so a run that waited out the 30 s pause fails here rather than pass late.
-    const exited = collect(child, 20_000);
+    const exited = collect(child, patience(120_000));
     while ((await emu.requests({ method: 'POST', path: CHAT })).every((r) => r.status !== 429))
       await new Promise((resolve) => setTimeout(resolve, 20));
     child.kill('SIGINT');
+    // Killed 30 s after Ctrl-C, while the pause still has most of its minute to run: a run that waited
+    // it out fails here (code null) rather than pass late. Counted from the Ctrl-C, not from the start,
+    // so that a slow start on a busy machine is no failure.
+    const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     const r = await exited;
+    clearTimeout(killer);
     expect(r.code).toBe(130);
     expect(r.stderr).toMatch(/Stopped after 1 of 3 groups\. Carry on with: aip rollouts .* --resume\n/);
     expect(groupsOf(out)).toHaveLength(1);

@@ -8,6 +8,8 @@ import { describe, expect, it } from 'vitest';
 import type { RequestRecord } from '../../src/emulator/index.js';
 import { type RunOptions, words } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
+import { waitFor } from '../helpers/wait.js';
 
 const t = useEmulator();
 const { emu, run } = t;
@@ -63,7 +65,11 @@ const doc = (spans: unknown[], resourceAttributes: unknown[] = []) => ({
 });
 
 describe('aip traces send', () => {
-  it('sends every span of a generated file exactly as the file holds it (10,000 spans)', async () => {
+  // ~3.5 s on a quiet machine, all of it in this worker (aip and the emulator both): 30 s and more on a
+  // busy one (test/helpers/patience.ts).
+  it('sends every span of a generated file exactly as the file holds it (10,000 spans)', {
+    timeout: patience(180_000),
+  }, async () => {
     const file = await generate(10_000, ['--routing', 'team/exact']);
     const r = await run(['traces', 'send', file, '--batch-spans', '700']);
     expect(r.stderr).toBe('');
@@ -312,7 +318,9 @@ describe('aip traces send', () => {
     const file = await generate(20_000);
     const signals = new EventEmitter();
     const running = run(['traces', 'send', file], { signals });
-    setTimeout(() => signals.emit('SIGINT'), 50);
+    // Ctrl-C is listened for from just before the reading starts: pressed then, it comes while reading.
+    await waitFor(() => signals.listenerCount('SIGINT') > 0);
+    signals.emit('SIGINT');
     const r = await running;
     expect(r.code).toBe(130);
     expect(r.stderr).toBe('Stopped while reading; nothing was sent\nerror: interrupted\n');
@@ -612,8 +620,10 @@ describe('aip traces exec', () => {
       signals,
       stdinTTY: true,
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // aip listens for the signals it passes on once the command has started.
+    await waitFor(() => signals.listenerCount('SIGTERM') > 0);
     signals.emit('SIGINT');
+    // Time for a SIGINT wrongly passed on to end the command (exit 130) before the SIGTERM comes.
     await new Promise((r) => setTimeout(r, 200));
     signals.emit('SIGTERM');
     const r = await running;
@@ -624,7 +634,8 @@ describe('aip traces exec', () => {
   it('forwards a SIGTERM to the command and reports how it ended', async () => {
     const signals = new EventEmitter();
     const running = run(['traces', 'exec', '--', node, '-e', 'setTimeout(() => {}, 10000)'], { signals });
-    await new Promise((r) => setTimeout(r, 300));
+    // aip listens for the signals it passes on once the command has started.
+    await waitFor(() => signals.listenerCount('SIGTERM') > 0);
     signals.emit('SIGTERM');
     const r = await running;
     expect(r.code).toBe(143);

@@ -10,6 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
 import { aipEnv, BIN, collect } from '../helpers/spawn.js';
 
 const t = useEmulator();
@@ -156,7 +157,7 @@ describe('aip train rl', () => {
     // Slow sampling, so that the signal comes while iteration 2 samples.
     await emu.fault({ path: CHAT, delay_ms: 40, times: 100_000 });
     const child = spawn(process.execPath, [BIN, ...flags(3), '--run-dir', runDir], { env: aipEnv(t.env) });
-    const exited = collect(child, 60_000);
+    const exited = collect(child, patience(120_000));
     const file = join(runDir, 'run.json');
     while (!(existsSync(file) && runJson().iterations.length >= 2)) {
       if (child.exitCode !== null) break;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { describeWithContract } from '../helpers/openapi.js';
+import { patience } from '../helpers/patience.js';
 import { type PrismServer, startPrism } from '../helpers/prism.js';
 import {
   type BoundedRun,
@@ -24,8 +25,12 @@ import {
 
 /** At least this many dynamic runs in all (each command gets the same share, rounded up). */
 const DYNAMIC_RUNS = 200;
-/** A run still going after this is pressed Ctrl-C, and counted as a hang. */
-const BOUND_MS = 6000;
+/**
+ * A run still going after this is pressed Ctrl-C, and counted as a hang. A run takes well under a
+ * second against a mock on a quiet machine; on a busy one Prism alone takes seconds to answer, so the
+ * bound is for that machine (test/helpers/patience.ts): a run that hangs never ends at all.
+ */
+const BOUND_MS = patience(30_000);
 const MODEL = '3f0c2a1e-5b6d-4c7e-8f90-a1b2c3d4e5f6';
 const JOB = '7d1e9b20-4a3c-4b5d-9e6f-0a1b2c3d4e5f';
 const ARTIFACT = 'wandb-artifact:///local/demo/agent:step1';
@@ -33,9 +38,11 @@ const BASE_MODEL = 'OpenPipe/Qwen3-14B-Instruct';
 /**
  * The commands that poll until the job ends: bounded by aip's own --timeout (exit 7 is fine). It is
  * also each request's timeout, so it leaves room for a mock slowed by a busy machine: with 1 s, a
- * create timed out before Prism answered it, once, with four test workers on two cores.
+ * create timed out before Prism answered it, once, with four test workers on two cores; with 3 s, with
+ * four CPU-bound processes beside them. Only the static mock's jobs never end, and its runs go side
+ * by side: the longer bound costs the file a few seconds, once (test/helpers/patience.ts).
  */
-const WAITING = ['--timeout', '3'];
+const WAITING = ['--timeout', String(patience(10_000) / 1000)];
 
 interface Command {
   name: string;
@@ -204,7 +211,7 @@ describeWithContract('Prism mock of the document: aip against any answer it allo
     for (const result of [stat, dyn]) if (result.status === 'rejected') throw result.reason;
     dir = mkdtempSync(join(tmpdir(), 'aip-test-prism-mock-'));
     files = writeTrainingFiles(dir);
-  }, 40_000);
+  }, patience(120_000));
 
   /** The mock of a mode (started in beforeAll: the tests do not run when it failed). */
   function mock(mode: 'static' | 'dynamic'): PrismServer {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunOptions, type RunResult, runCli } from '../helpers/cli.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { describeWithContract } from '../helpers/openapi.js';
+import { patience } from '../helpers/patience.js';
 import { type Exchange, type PrismServer, startPrism } from '../helpers/prism.js';
 import {
   clip,
@@ -88,7 +89,7 @@ describeWithContract('Prism validating proxy in front of the emulator', (documen
     prism = await startPrism(document, { mode: 'proxy', upstream: `${emu.origin}/training` });
     dir = mkdtempSync(join(tmpdir(), 'aip-test-prism-proxy-'));
     files = writeTrainingFiles(dir);
-  }, 30_000);
+  }, patience(120_000));
 
   /** The counts asked for in the issue: commands × paths, violations, by status. */
   function summary(): string {

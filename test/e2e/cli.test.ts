@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
 import { aipEnv, BIN, runAip, startAip } from '../helpers/spawn.js';
 
 const VERSION = (
@@ -76,7 +77,8 @@ describe.runIf(spawnSync('sh', ['-c', 'command -v script']).status === 0)(
         env: aipEnv({ ...urls, AIP_CONFIG_DIR: dir }),
         stdio: ['pipe', 'pipe', 'pipe'],
       });
-      const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      // A login that hangs is ended, so that the test fails rather than the file.
+      const killer = setTimeout(() => child.kill('SIGKILL'), patience(60_000));
       let screen = '';
       child.stdout.on('data', (d) => {
         screen += d;
@@ -110,7 +112,11 @@ describe('aip emulator as a process', () => {
     expect(await exited).toBe(0);
   });
 
-  it('--detach starts it in the background; status and stop find it', async () => {
+  // Seven processes, two of them emulators started in the background: ~2 s on a quiet machine, 25 s
+  // on a busy one (test/helpers/patience.ts).
+  it('--detach starts it in the background; status and stop find it', {
+    timeout: patience(180_000),
+  }, async () => {
     const env = { AIP_CONFIG_DIR: tempConfigDir() };
     const started = await runAip(['emulator', '--detach', '--port', '0', '--ephemeral', '--json'], { env });
     const state = JSON.parse(started.stdout || '{}') as { pid: number; origin: string; port: number };

@@ -4,6 +4,7 @@
 
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempConfigDir } from '../helpers/cli.js';
+import { patience } from '../helpers/patience.js';
 import { runAip } from '../helpers/spawn.js';
 
 const KEY = 'aip-emulator-local-key';
@@ -14,7 +15,9 @@ afterAll(async () => {
 });
 
 describe('aip emulator --demo', () => {
-  it('remembers demo-agent and its job, so that commands can name them', { timeout: 30_000 }, async () => {
+  it('remembers demo-agent and its job, so that commands can name them', {
+    timeout: patience(90_000),
+  }, async () => {
     const config = tempConfigDir();
     configs.push(config);
     const started = await runAip(['emulator', '--detach', '--port', '0', '--ephemeral', '--demo', '--json'], {

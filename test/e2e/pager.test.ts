@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useEmulator } from '../helpers/emulator.js';
 import { finishedJob } from '../helpers/jobs.js';
+import { patience } from '../helpers/patience.js';
 import { hasScript, startTerminal } from '../helpers/pty.js';
 import { aipEnv, BIN, collect } from '../helpers/spawn.js';
 
@@ -165,7 +166,7 @@ describe.runIf(hasScript)('the pager', () => {
 
   it('is not used when stdout is a pipe', async () => {
     const child = spawn(process.execPath, [BIN, 'events', job, '--all'], { env: aipEnv(pagerEnv) });
-    const r = await collect(child, 20_000);
+    const r = await collect(child, patience(60_000));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('gradient_step');
     expect(existsSync(log)).toBe(false);

@@ -8,11 +8,19 @@ import type { RequestRecord } from '../../src/emulator/index.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { hasScript, startTerminal, type Terminal } from '../helpers/pty.js';
+import { waitFor } from '../helpers/wait.js';
 
 const MODEL = 'openai/gpt-oss-20b';
 const PATH = '/inference/v1/chat/completions';
 
 const { emu } = useEmulator({ fresh: 'file' });
+
+/**
+ * The pace of a streamed reply whose middle a test types into (Ctrl-C, Ctrl-D, the next line): a key
+ * sent once the reply has begun must come before it ends, and on a busy machine the way from the screen
+ * to aip (this test, script, the terminal) can take a second or more. A reply has 12 words or more.
+ */
+const TOKEN_MS = 250;
 
 async function chats(): Promise<
   Array<{ messages: Array<{ role: string; content: string }>; stream?: boolean }>
@@ -31,14 +39,6 @@ async function replyTo(messages: unknown[]): Promise<string> {
   });
   const body = (await res.json()) as { choices: Array<{ message: { content: string } }> };
   return body.choices[0]!.message.content;
-}
-
-async function until(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** Types a line and waits for the reply that follows it, and for the next prompt. */
@@ -93,7 +93,7 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
       // Ctrl-C during a reply stops it; the REPL stays, the part shown stays on the screen, and the
       // conversation takes the stopped exchange back (it holds whole turns only).
       await ask(term, '/reset', '(conversation forgotten)');
-      await emu.control('POST', '/chat', { token_ms: 60 });
+      await emu.control('POST', '/chat', { token_ms: TOKEN_MS });
       const long = { role: 'user', content: 'a long story' };
       const longReply = await replyTo([long]);
       const from = term.screen().length;
@@ -158,7 +158,7 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
 
   it('keeps lines typed during a reply for their turn, and Ctrl-D during a reply stops it and leaves', async () => {
     await emu.reset();
-    await emu.control('POST', '/chat', { token_ms: 40 });
+    await emu.control('POST', '/chat', { token_ms: TOKEN_MS });
     const term = startTerminal(['chat', '-m', MODEL], {
       ...emu.env,
       AIP_CONFIG_DIR: tempConfigDir(),
@@ -202,7 +202,7 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
       await emu.fault({ path: PATH, delay_ms: 5000, times: 1 });
       const from = term.screen().length;
       term.type('slow question\r');
-      await until(async () => (await chats()).length === 1);
+      await waitFor(async () => (await chats()).length === 1);
       term.type('\u0003');
       await term.waitFor('(stopped)', from);
       await term.waitFor(/\n> $/, from);
@@ -267,7 +267,7 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
     });
     try {
       await term.waitFor('(2 messages so far)');
-      await emu.control('POST', '/chat', { token_ms: 60 });
+      await emu.control('POST', '/chat', { token_ms: TOKEN_MS });
       const from = term.screen().length;
       term.type('a long story\r');
       await term.waitFor(/You asked about "a long story"\. \w+/, from);
@@ -298,7 +298,7 @@ describe.runIf(hasScript)('aip chat on a terminal (the REPL)', () => {
 
   it('SIGTERM during a reply stops it and leaves with exit 143', async () => {
     await emu.reset();
-    await emu.control('POST', '/chat', { token_ms: 60 });
+    await emu.control('POST', '/chat', { token_ms: TOKEN_MS });
     const term = startTerminal(['chat', '-m', MODEL], {
       ...emu.env,
       AIP_CONFIG_DIR: tempConfigDir(),

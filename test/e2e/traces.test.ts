@@ -5,10 +5,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useEmulator } from '../helpers/emulator.js';
-import { runAip } from '../helpers/spawn.js';
+import { patience } from '../helpers/patience.js';
+import { runAip as runAipUnbounded } from '../helpers/spawn.js';
 
 const t = useEmulator();
 const { emu, env } = t;
+
+/**
+ * runAip, its process killed (code null) if it hangs, before the test's own timeout: a process left
+ * running after its test would go on sending spans into the next test's emulator.
+ */
+const runAip: typeof runAipUnbounded = (args, options = {}) =>
+  runAipUnbounded(args, { timeoutMs: patience(120_000), ...options });
 
 /** JSON text with sorted keys: equal values, equal text. */
 function canonical(value: unknown): string {
@@ -23,7 +31,9 @@ async function total(): Promise<number> {
   return ((await emu.control('GET', '/spans?limit=0')).body as { total: number }).total;
 }
 
-describe('aip traces send on worker threads', () => {
+// The files are large enough to be read on worker threads (over 4 MiB): a test takes ~5 s on a quiet
+// machine, and ten times that or more on a busy one (test/helpers/patience.ts).
+describe('aip traces send on worker threads', { timeout: patience(180_000) }, () => {
   it('reads a large JSON Lines file on several threads and sends every span once, exactly', async () => {
     const file = join(t.dir, 'big.jsonl');
     expect(

@@ -16,6 +16,7 @@ import { startEmulator } from '../../src/emulator/index.js';
 import { EMULATOR_DEFAULT_KEY } from '../../src/settings/local-platform.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
 import { runAip } from '../helpers/spawn.js';
 
 let emu: TestEmulator;
@@ -394,7 +395,7 @@ describe('the control routes', () => {
 
 describe('aip emulator --detach, status and stop', () => {
   it('use a control key of their own, kept in the record (0600), never the user key', {
-    timeout: 30_000,
+    timeout: patience(90_000),
   }, async () => {
     const dir = tempConfigDir();
     const userKey = 'users-own-key-0123456789';

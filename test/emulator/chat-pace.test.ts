@@ -5,6 +5,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { startTestEmulator, useEmulator } from '../helpers/emulator.js';
+import { waitFor } from '../helpers/wait.js';
 
 const { emu } = useEmulator();
 
@@ -63,7 +64,7 @@ describe('the pace of unstreamed chat replies', () => {
   });
 
   it('answers nobody who went away while the reply waited, and goes on serving', async () => {
-    await pace({ unstreamed_token_ms: 300 });
+    await pace({ unstreamed_token_ms: 1000 });
     try {
       const abort = new AbortController();
       const request = fetch(`${emu.origin}/inference/v1/chat/completions`, {
@@ -72,15 +73,15 @@ describe('the pace of unstreamed chat replies', () => {
         body: JSON.stringify({ model: 'openai/gpt-oss-20b', messages: hello, max_tokens: 10 }),
         signal: abort.signal,
       });
-      setTimeout(() => abort.abort(), 100);
+      const records = () => emu.requests({ path: '/inference/v1/chat/completions' });
+      // Gone while the reply waits (10 tokens, 10 s): once the emulator has the request, not after a
+      // fixed time, which on a busy machine may pass before the request has even arrived.
+      await waitFor(async () => (await records()).length > 0);
+      abort.abort();
       await expect(request).rejects.toThrow();
       // The record is completed when the connection closes: no status, as nothing was answered.
-      let record = (await emu.requests({ path: '/inference/v1/chat/completions' }))[0];
-      for (let i = 0; i < 100 && record?.duration_ms == null; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        record = (await emu.requests({ path: '/inference/v1/chat/completions' }))[0];
-      }
-      expect(record).toMatchObject({ status: null, duration_ms: expect.any(Number) });
+      await waitFor(async () => (await records())[0]?.duration_ms != null);
+      expect((await records())[0]).toMatchObject({ status: null, duration_ms: expect.any(Number) });
     } finally {
       await pace({ unstreamed_token_ms: 0 });
     }

@@ -15,6 +15,7 @@ import { withoutSqliteWarning } from '../../src/emulator/durable/node-driver.js'
 import type { DocKind } from '../../src/emulator/durable/persistence.js';
 import { withTransactions } from '../../src/emulator/durable/sqlite-driver.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { patience } from '../helpers/patience.js';
 import { freePort } from '../helpers/ports.js';
 import {
   call,
@@ -59,7 +60,7 @@ describe('the SQLite binding', () => {
   it.each(DRIVERS)(
     'is named in the start-up line of aip emulator, and nothing is warned on stderr (%s)',
     {
-      timeout: 30_000,
+      timeout: patience(90_000),
     },
     async (driver) => {
       const { child, stderr } = await emulatorProcess(stateDir(), 0, driver === DEFAULT ? undefined : driver);
@@ -151,7 +152,7 @@ describe('a second emulator on a directory in use', () => {
   it.each(pairs)(
     'is refused at once, naming the pid (the first on %s, the second on %s); after a kill -9 of the first it starts',
     {
-      timeout: 30_000,
+      timeout: patience(90_000),
     },
     async (holder, second) => {
       const dir = stateDir();
@@ -215,7 +216,7 @@ describe('an owner record left behind', () => {
 
   it.skipIf(!hasNodeSqlite)(
     "of another machine, while the file's lock is held: refused, and the record put back (node)",
-    { timeout: 30_000 },
+    { timeout: patience(90_000) },
     async () => {
       const dir = stateDir();
       await emulatorProcess(dir, await freePort(), 'node');
@@ -310,7 +311,7 @@ describe('a state directory of the better-sqlite3 store', () => {
   );
   it.each(cases)(
     'opens with %s, all there (its maker ended by %s)',
-    { timeout: 30_000 },
+    { timeout: patience(90_000) },
     async (driver, ending) => {
       // What to write: the documents of an emulator that made a model and ran a job to its end.
       const scratch = await start(stateDir(), { sqlite: driver });

@@ -10,9 +10,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/lib/seeded-random.js';
 import { runCli } from '../helpers/cli.js';
+import { patience } from '../helpers/patience.js';
 import { freePort } from '../helpers/ports.js';
 import { TEST_SEED } from '../helpers/seed.js';
 import { runAip } from '../helpers/spawn.js';
+import { waitFor } from '../helpers/wait.js';
 import { call, DRIVERS, type Driver, GROUPS, KEY, kill9, MODEL, useDurable } from './durable-helpers.js';
 
 const { root, stateDir, ...durable } = useDurable();
@@ -68,7 +70,15 @@ describe.each(DRIVERS)('on %s', (driver: Driver) => {
         model_id: model.id,
         trajectory_groups: GROUPS,
       });
-      await new Promise((resolve) => setTimeout(resolve, 40));
+      // Its schedule run to its end, however slow the machine.
+      await waitFor(
+        async () =>
+          (
+            await call(first.origin, 'GET', `/training/v1/preview/training-jobs/${job.id}/events?limit=100`)
+          ).body.data.some((e: { type: string }) => e.type === 'training_ended'),
+        undefined,
+        'the job ended',
+      );
       // Spans, through the emulator's own demo seeding (the ingest path's parts and counts).
       const { seedDemo } = await import('../../src/emulator/index.js');
       expect(seedDemo(first.state)).toBe(false); // not empty: the demo leaves a state that holds something alone
@@ -156,7 +166,7 @@ describe.each(DRIVERS)('on %s', (driver: Driver) => {
 
   describe('kill -9', () => {
     it('at random moments of a loop of creates loses no create that was acknowledged', {
-      timeout: 60_000,
+      timeout: patience(180_000),
     }, async () => {
       const dir = stateDir();
       const port = await freePort();
@@ -204,7 +214,7 @@ describe.each(DRIVERS)('on %s', (driver: Driver) => {
     });
 
     it('in the middle of a job: events --follow and jobs wait print every event once and end with exit 0', {
-      timeout: 60_000,
+      timeout: patience(180_000),
     }, async () => {
       const dir = stateDir();
       const port = await freePort();
@@ -252,7 +262,7 @@ describe.each(DRIVERS)('on %s', (driver: Driver) => {
 
   describe('aip emulator, the command', () => {
     it('status names the state directory and what it holds; reset empties it (asking first); --demo seeds it', {
-      timeout: 30_000,
+      timeout: patience(90_000),
     }, async () => {
       const dir = stateDir();
       const env = { AIP_CONFIG_DIR: join(root, `config-cmd-${driver}`), AIP_EMULATOR_SQLITE: driver };

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { JobStore } from '../../src/emulator/store/jobs.js';
 import { ModelStore } from '../../src/emulator/store/models.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
 
 const { emu } = useEmulator({ stepMs: 20, seed: 7 });
 
@@ -31,7 +32,8 @@ async function events(id: string) {
 
 async function finished(id: string) {
   let job: { status: string } = { status: 'queued' };
-  const deadline = Date.now() + 5000;
+  // Polled until it ends, within a bound for a busy machine (test/helpers/patience.ts).
+  const deadline = Date.now() + patience(30_000);
   while (!['succeeded', 'failed'].includes(job.status) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 20));
     job = (await emu.api('GET', `/preview/training-jobs/${id}`)).body;

@@ -16,6 +16,11 @@ export interface RunOptions extends FakeIOOptions {
   realSleep?: boolean;
   /** Actually wait, but at most this many ms per sleep (polling loops without slowing the suite). */
   sleepCap?: number;
+  /**
+   * Waits in place of each sleep (its delay recorded all the same): for a test that must know when a
+   * pause begins, or that lets nothing but Ctrl-C (the signal aborted) end one.
+   */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Stands in for the process's signals: emit 'SIGINT' on it to press Ctrl-C. */
   signals?: NodeJS.EventEmitter;
   transport?: Transport;
@@ -95,6 +100,7 @@ export async function runCli(argv: string[] | string, options: RunOptions = {}):
     random: () => 0.5,
     sleep: async (ms, signal) => {
       sleeps.push(ms);
+      if (options.sleep) return options.sleep(ms, signal);
       const wait = options.realSleep
         ? ms
         : options.sleepCap !== undefined

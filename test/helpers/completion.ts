@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempConfigDir } from './cli.js';
+import { patience } from './patience.js';
 import { aipEnv, BIN } from './spawn.js';
 
 const HOSTED = 'https://api.training.wandb.ai/v1';
@@ -162,7 +163,8 @@ export function zshOffers(
   const r = spawnSync('zsh', ['-f', ZSH_DRIVER, join(dir, 'functions'), ...lines], {
     encoding: 'utf8',
     env: shellEnv(configDir),
-    timeout: 30_000,
+    // Eleven lines, each running the built aip: killed only if it hangs (test/helpers/patience.ts).
+    timeout: patience(120_000),
   });
   if (r.status !== 0) throw new Error(`zsh: ${r.status} ${r.signal} ${r.stderr}`);
   const blocks = r.stdout.split(/^<LINE>.*<END>$/m).slice(1);

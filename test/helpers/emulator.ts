@@ -3,6 +3,7 @@
 // emulator's key (the control routes need one, as the platform's do). useEmulator() is the set-up of
 // a test file that runs aip against one: the emulator, a fresh config directory per test, and run().
 
+import http from 'node:http';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { RequestRecord } from '../../src/emulator/index.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
@@ -34,6 +35,35 @@ export interface EmulatorOptions {
   trainingChatStream?: boolean;
 }
 
+/**
+ * One request, on a connection of its own (agent: false: closed after its answer), the answer read
+ * whole. Not fetch(): its pool keeps connections open between requests, and after a test that held
+ * this worker's event loop past the emulator's keep-alive timeout (5 s: a synchronous test on a busy
+ * machine), the next request went out on a connection the emulator was closing at that moment
+ * (ECONNRESET), failing a test that had done nothing wrong.
+ */
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    // Its length given, as fetch() gives it: node:http frames no body of a DELETE or GET otherwise.
+    const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
+    const req = http.request(url, { method, headers: { ...headers, ...length }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** Jobs step every 2 ms unless a test asks otherwise: fast, and still a schedule. */
 export async function startTestEmulator(options: EmulatorOptions = {}): Promise<TestEmulator> {
   const emu = await startEmulator({
@@ -46,15 +76,16 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
     trainingChatStream: options.trainingChatStream,
   });
   const control = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${emu.origin}/_emulator${path}`, {
+    const res = await send(
+      `${emu.origin}/_emulator${path}`,
       method,
-      headers: {
+      {
         authorization: `Bearer ${TEST_KEY}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json() };
+      body === undefined ? undefined : JSON.stringify(body),
+    );
+    return { status: res.status, body: JSON.parse(res.text) };
   };
   return {
     ...emu,
@@ -67,13 +98,13 @@ export async function startTestEmulator(options: EmulatorOptions = {}): Promise<
     },
     control,
     async api(method, path, body) {
-      const res = await fetch(`${emu.urls.base}${path}`, {
+      const res = await send(
+        `${emu.urls.base}${path}`,
         method,
-        headers: { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, body: text ? JSON.parse(text) : undefined };
+        { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+        body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      );
+      return { status: res.status, body: res.text ? JSON.parse(res.text) : undefined };
     },
     async fault(spec) {
       const res = await control('POST', '/faults', spec);

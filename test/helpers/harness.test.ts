@@ -2,12 +2,14 @@
 // directory, and the process check that fails a run which leaves processes behind.
 
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { words } from './cli.js';
 import { findProcesses, waitForProcesses } from './leaks.js';
+import { resolveSlowdown } from './patience.js';
 import { DEFAULT_SEED, resolveSeed, TEST_SEED } from './seed.js';
 import { removeTree, tempDir } from './temp.js';
 
@@ -56,6 +58,16 @@ describe('the seed of generated cases', () => {
   });
 });
 
+describe('AIP_TEST_SLOWDOWN', () => {
+  it('is 1 unless given, and otherwise a positive number', () => {
+    expect(resolveSlowdown(undefined)).toBe(1);
+    expect(resolveSlowdown(' ')).toBe(1);
+    expect(resolveSlowdown('2.5')).toBe(2.5);
+    for (const bad of ['0', '-1', 'x', 'Infinity'])
+      expect(() => resolveSlowdown(bad)).toThrow(/AIP_TEST_SLOWDOWN/);
+  });
+});
+
 describe("the run's temporary directory", () => {
   it('is where the OS temporary directory points during the run', () => {
     expect(process.env.AIP_TEST_RUN).toBeTruthy();
@@ -83,7 +95,8 @@ describe.runIf(process.platform === 'linux')('the process check (/proc)', () => 
     });
     const exited = (c: typeof child) => new Promise((resolve) => c.once('exit', resolve));
     try {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Both are running (exec'd, so the marker is in the environment /proc shows) once spawned.
+      await Promise.all([once(child, 'spawn'), once(marked, 'spawn')]);
       const pids = findProcesses().map((p) => p.pid);
       expect(pids).toContain(child.pid);
       expect(pids).toContain(marked.pid);

@@ -8,6 +8,7 @@
 // program it runs, which another developer's run in the same checkout would share.
 
 import { readdirSync, readFileSync } from 'node:fs';
+import { patience } from './patience.js';
 
 export interface RunProcess {
   pid: number;
@@ -83,13 +84,13 @@ export function findProcesses(
 }
 
 /**
- * findProcesses(), asked again until none are left or `ms` have passed (a process just killed may
- * take a moment to go).
+ * findProcesses(), asked again until none are left or `ms` have passed (a process just killed, or one
+ * finishing its exit, may take a moment to go: seconds on a busy machine).
  */
 export async function waitForProcesses(
   options: Parameters<typeof findProcesses>[0] & { ms?: number } = {},
 ): Promise<RunProcess[]> {
-  const deadline = Date.now() + (options.ms ?? 5000);
+  const deadline = Date.now() + (options.ms ?? patience(10_000));
   for (;;) {
     const left = findProcesses(options);
     if (left.length === 0 || Date.now() > deadline) return left;

@@ -12,6 +12,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { patience } from './patience.js';
 
 const PRISM_BIN = fileURLToPath(
   new URL('../../node_modules/@stoplight/prism-cli/dist/index.js', import.meta.url),
@@ -142,7 +143,10 @@ function startForwarder(
   agent: http.Agent;
 }> {
   const target = new URL(prismOrigin);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  // A connection per request: one kept open between requests could be closed by Prism at the moment
+  // the next request went out on it (ECONNRESET, seen on a busy machine), which would be recorded as
+  // Prism giving no answer.
+  const agent = new http.Agent({ keepAlive: false, maxSockets: 32 });
   const exchanges: Exchange[] = [];
   const counts = new Map<string, number>();
   const stopped = new Set<string>();
@@ -260,7 +264,9 @@ export async function startPrism(
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
 
-  const timeoutMs = options.startTimeoutMs ?? 20_000;
+  // Prism loads a few hundred modules before it listens: seconds on a quiet machine, and past 20 s on
+  // a busy one (test/helpers/patience.ts).
+  const timeoutMs = options.startTimeoutMs ?? patience(90_000);
   let prismOrigin: string;
   try {
     prismOrigin = await new Promise<string>((resolve, reject) => {

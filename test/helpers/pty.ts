@@ -3,6 +3,7 @@
 // stderr both land on the terminal, so the test reads one screen.
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { patience } from './patience.js';
 import { aipEnv, BIN } from './spawn.js';
 
 export const hasScript = spawnSync('sh', ['-c', 'command -v script']).status === 0;
@@ -43,7 +44,8 @@ export function startTerminal(
   child.stderr.on('data', (d) => {
     raw += d;
   });
-  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  // A terminal session that hangs is ended, so that its test fails rather than the file.
+  const killer = setTimeout(() => child.kill('SIGKILL'), patience(60_000));
   const exited = new Promise<number | null>((resolve) =>
     child.on('exit', (code) => {
       clearTimeout(killer);
@@ -55,7 +57,7 @@ export function startTerminal(
     screen,
     raw: () => raw,
     type: (keys) => child.stdin.write(keys),
-    async waitFor(pattern, from = 0, ms = 10_000) {
+    async waitFor(pattern, from = 0, ms = patience(30_000)) {
       const deadline = Date.now() + ms;
       const matches = () => {
         const text = screen().slice(from);

@@ -7,6 +7,7 @@
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { patience } from './patience.js';
 import { tempDir } from './temp.js';
 
 const TOOLS = ['dbus-daemon', 'dbus-send', 'gnome-keyring-daemon', 'secret-tool'] as const;
@@ -68,12 +69,12 @@ function hasOwner(env: Record<string, string>, name: string): boolean {
       'org.freedesktop.DBus.NameHasOwner',
       `string:${name}`,
     ],
-    { env, encoding: 'utf8', timeout: 2000 },
+    { env, encoding: 'utf8', timeout: patience(10_000) },
   );
   return r.status === 0 && /boolean true/.test(r.stdout);
 }
 
-async function until(condition: () => boolean, what: string, ms = 5000): Promise<void> {
+async function until(condition: () => boolean, what: string, ms = patience(30_000)): Promise<void> {
   const deadline = Date.now() + ms;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`${what} not ready in ${ms} ms`);
@@ -123,7 +124,7 @@ export async function startSecretService(): Promise<SecretService> {
           const found = execFileSync('secret-tool', ['lookup', ...Object.entries(attributes).flat()], {
             env,
             encoding: 'utf8',
-            timeout: 5000,
+            timeout: patience(30_000),
             stdio: ['ignore', 'pipe', 'ignore'],
           });
           return found === '' ? undefined : found;

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { patience } from './patience.js';
 
 /**
  * The run's own build (test/global-setup.ts), or this checkout's when a file runs outside vitest's
@@ -79,7 +80,8 @@ export function runAip(
     stdio: 'pipe',
     ...options.user,
   });
-  const done = collect(child, options.timeoutMs);
+  // Never outlives its test: a run that hangs is killed, on a busy machine too (patience.ts).
+  const done = collect(child, options.timeoutMs ?? patience(120_000));
   child.stdin.end(options.stdin ?? '');
   return done;
 }
@@ -99,7 +101,7 @@ export function startAip(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`not ready: ${stderr}`));
-    }, 10_000);
+    }, patience(60_000));
     child.stderr.on('data', (d) => {
       stderr += d;
       const match = stderr.match(ready);

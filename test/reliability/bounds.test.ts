@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/main.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { fakeIO } from '../helpers/io.js';
+import { patience } from '../helpers/patience.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MiB = 1024 * 1024;
@@ -124,7 +125,7 @@ async function fails(argv: string[], env: Record<string, string>, code = 1) {
 
 describe('the size of an answer', () => {
   it('a page that never ends: aip hangs up after 32 MiB, once, and names the limit', {
-    timeout: 30_000,
+    timeout: patience(90_000),
   }, async () => {
     const h = await hostile((_req, res) => {
       res.writeHead(200, JSON_HEAD);
@@ -164,7 +165,7 @@ describe('the size of an answer', () => {
   });
 
   it('a model list that never ends (the openai SDK): one request, cut at 16 MiB', {
-    timeout: 30_000,
+    timeout: patience(90_000),
   }, async () => {
     const h = await hostile((_req, res) => {
       res.writeHead(200, JSON_HEAD);
@@ -290,7 +291,7 @@ describe('silence', () => {
 });
 
 describe('event streams', () => {
-  it('one line that never ends: cut at 16 MiB', { timeout: 30_000 }, async () => {
+  it('one line that never ends: cut at 16 MiB', { timeout: patience(90_000) }, async () => {
     const h = await hostile((_req, res) => {
       res.writeHead(200, SSE_HEAD);
       pour(h, res, 'x'.repeat(4096), 128 * MiB, 'data: {"choices":[{"delta":{"content":"');

@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
 import { hasScript, startTerminal } from '../helpers/pty.js';
 import { aipEnv, BIN, runAip } from '../helpers/spawn.js';
 
@@ -35,6 +36,12 @@ const isRoot = process.geteuid?.() === 0;
 let root: string;
 let emu: TestEmulator;
 let n = 0;
+
+/**
+ * The timeout of every test here: each runs aip as a process, some up to 18 times one after the other,
+ * ~0.2 s each on a quiet machine, seconds each on a busy one (test/helpers/patience.ts).
+ */
+const PROCESSES_MS = patience(180_000);
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'aip-modes-'));
@@ -73,7 +80,7 @@ function chat(file: string, prompt: string, env: Record<string, string> = {}) {
   });
 }
 
-describe('a transcript aip rewrites keeps what the user gave it', () => {
+describe('a transcript aip rewrites keeps what the user gave it', { timeout: PROCESSES_MS }, () => {
   it('a new one is made 0600 (it holds a conversation); an existing one keeps its mode', async () => {
     const d = dir('transcripts');
     const fresh = join(d, 'new.jsonl');
@@ -235,7 +242,7 @@ describe('a transcript aip rewrites keeps what the user gave it', () => {
   });
 });
 
-describe('the config, the local records, the emulator record', () => {
+describe('the config, the local records, the emulator record', { timeout: PROCESSES_MS }, () => {
   it('the config is 0600 whatever it was (it may hold a key); a link to it stays, even one to nothing yet', async () => {
     const config = dir('config');
     const dotfiles = dir('dotfiles');
@@ -283,7 +290,9 @@ describe('the config, the local records, the emulator record', () => {
   });
 });
 
-describe('the directory aip owns is 0700 once aip has written into it; no other is changed', () => {
+describe('the directory aip owns is 0700 once aip has written into it; no other is changed', {
+  timeout: PROCESSES_MS,
+}, () => {
   it('made 0700, parents included, when aip makes it', async () => {
     const home = dir('home');
     const r = await runAip(['config', 'set', 'project', 'team/p'], { env: { HOME: home } });

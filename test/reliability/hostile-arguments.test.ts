@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { patience } from '../helpers/patience.js';
 import {
   EXAMPLES,
   expectHandled,
@@ -109,7 +110,7 @@ describe('hostile arguments', () => {
     ['config set output', (v) => ['config', 'set', 'output', v]],
   ];
   it(`${RUNS} option values: an invalid one is a usage error before anything is sent`, {
-    timeout: 300_000,
+    timeout: patience(900_000),
   }, async () => {
     let judged = 0;
     await fc.assert(
@@ -184,7 +185,7 @@ describe('ids and names with path characters', () => {
     /^\/v1\/chat\/completions$/,
     /^\/agents\/otel\/v1\/traces$/,
   ];
-  it(`${RUNS} hostile ids and names never change a URL's path`, { timeout: 300_000 }, async () => {
+  it(`${RUNS} hostile ids and names never change a URL's path`, { timeout: patience(900_000) }, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom<(s: string) => string[]>(

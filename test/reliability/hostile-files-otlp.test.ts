@@ -3,6 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { patience } from '../helpers/patience.js';
 import {
   expectHandled,
   file,
@@ -18,7 +19,7 @@ useHostileInput();
 
 describe('hostile files', () => {
   it(`OTLP spans: ${RUNS} files, none crashes, and a bad one sends nothing`, {
-    timeout: 300_000,
+    timeout: patience(900_000),
   }, async () => {
     const lines = [JSON.stringify(JSON.parse(SPANS))];
     await fc.assert(

@@ -3,6 +3,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { patience } from '../helpers/patience.js';
 import {
   expectHandled,
   file,
@@ -18,7 +19,7 @@ import {
 useHostileInput();
 
 describe('hostile files', () => {
-  it(`trajectory groups: ${RUNS} files checked, none crashes`, { timeout: 300_000 }, async () => {
+  it(`trajectory groups: ${RUNS} files checked, none crashes`, { timeout: patience(900_000) }, async () => {
     await fc.assert(
       fc.asyncProperty(hostileFile(GROUP_LINES), async (content) => {
         const r = await run(['jobs', 'validate', 'rl', file(content, 'jsonl')]);
@@ -32,7 +33,7 @@ describe('hostile files', () => {
   });
 
   it(`trajectory groups: creating a job from ${RUNS / 5} bad files sends nothing`, {
-    timeout: 300_000,
+    timeout: patience(900_000),
   }, async () => {
     await fc.assert(
       fc.asyncProperty(hostileFile(GROUP_LINES), async (content) => {

@@ -2,6 +2,7 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { patience } from '../helpers/patience.js';
 import {
   expectHandled,
   file,
@@ -16,7 +17,7 @@ import {
 useHostileInput();
 
 describe('hostile files', () => {
-  it(`SFT examples: ${RUNS} files checked, none crashes`, { timeout: 300_000 }, async () => {
+  it(`SFT examples: ${RUNS} files checked, none crashes`, { timeout: patience(900_000) }, async () => {
     await fc.assert(
       fc.asyncProperty(hostileFile(SFT_LINES), async (content) => {
         const r = await run(['jobs', 'validate', 'sft', file(content, 'jsonl')]);

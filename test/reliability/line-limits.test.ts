@@ -28,7 +28,8 @@ import { type OtlpJsonEvent, OtlpJsonSplitter } from '../../src/traces/read/json
 import { type DocumentEvent, readDocuments } from '../../src/validate/documents.js';
 import { words } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
-import { aipEnv, BIN, runAip, type Spawned } from '../helpers/spawn.js';
+import { patience } from '../helpers/patience.js';
+import { aipEnv, BIN, runAip as runAipUnbounded, type Spawned } from '../helpers/spawn.js';
 import { randomPieces } from '../validate/helpers.js';
 
 const MiB = 1024 * 1024;
@@ -42,6 +43,20 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const t = useEmulator();
 const { emu, env } = t;
+
+/**
+ * The timeout of the tests that run aip on files of many MiB (a 64 MiB line read with a 32 MB heap,
+ * 30,000 lines dealt to workers): 1–3 s each on a quiet machine, ten times that or more on a busy one
+ * (test/helpers/patience.ts).
+ */
+const BIG_FILES_MS = patience(180_000);
+
+/**
+ * runAip, its process killed (code null) if it hangs, before the test's own timeout: a process left
+ * running after its test fails the file, and takes the CPU the next tests need.
+ */
+const runAip: typeof runAipUnbounded = (args, options = {}) =>
+  runAipUnbounded(args, { timeoutMs: patience(120_000), ...options });
 
 let files = 0;
 /** A file of these lines (each given its newline). */
@@ -294,7 +309,9 @@ describe('jobs validate: a line over the limit is a problem at its line, and the
   });
 });
 
-describe('the commands that send: a line over the limit, exit 2, and nothing is sent', () => {
+describe('the commands that send: a line over the limit, exit 2, and nothing is sent', {
+  timeout: BIG_FILES_MS,
+}, () => {
   it('jobs create rl and models log', async () => {
     const f = file([group('fine'), group(text(MiB + 10))]);
     for (const argv of [
@@ -468,7 +485,9 @@ describe('the commands that send: a line over the limit, exit 2, and nothing is 
   });
 });
 
-describe('memory: a line over the limit is never held (a 64 MiB line, a 1 MiB limit, a 32 MB heap)', () => {
+describe('memory: a line over the limit is never held (a 64 MiB line, a 1 MiB limit, a 32 MB heap)', {
+  timeout: BIG_FILES_MS,
+}, () => {
   // V8's heap capped far below the line: a reader that held the line (as text, or parsed) would die
   // of it ("JavaScript heap out of memory", SIGABRT). The bytes aip reads are Buffers, outside the
   // heap, so the cap is on what it keeps of them: a line's text, and what is parsed from it.

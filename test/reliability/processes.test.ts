@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempConfigDir, words } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
 import { hasScript, startTerminal } from '../helpers/pty.js';
 import { aipEnv, BIN, runAip } from '../helpers/spawn.js';
 
@@ -33,7 +34,8 @@ async function startAip(
     stderr += d;
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 15_000;
+  // Polled (its output, or what the emulator has seen), within a bound for a busy machine.
+  const deadline = Date.now() + patience(60_000);
   const isReady = async () => (ready instanceof RegExp ? ready.test(stdout + stderr) : ready());
   while (!(await isReady())) {
     if (Date.now() > deadline) throw new Error(`not ready: ${stdout}${stderr}`);
@@ -59,7 +61,7 @@ async function slowJob(): Promise<string> {
 
 describe('the config file', () => {
   it('stays whole and keeps every change when 20 processes write it at once', {
-    timeout: 60_000,
+    timeout: patience(180_000),
   }, async () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -115,7 +117,9 @@ describe('SIGINT and SIGTERM in the middle of long commands', () => {
     ['SIGTERM', 143, 'terminated'],
   ];
   for (const [signal, code, word] of signals) {
-    it(`${signal}: jobs wait stops (${code}) and says how to resume`, { timeout: 30_000 }, async () => {
+    it(`${signal}: jobs wait stops (${code}) and says how to resume`, {
+      timeout: patience(90_000),
+    }, async () => {
       const job = await slowJob();
       const p = await startAip(
         ['jobs', 'wait', job, '--interval', '0.2'],
@@ -127,7 +131,9 @@ describe('SIGINT and SIGTERM in the middle of long commands', () => {
       expect(p.err()).toMatch(new RegExp(`error: ${word}\\n$`));
     });
 
-    it(`${signal}: events --follow stops (${code}) and says how to resume`, { timeout: 30_000 }, async () => {
+    it(`${signal}: events --follow stops (${code}) and says how to resume`, {
+      timeout: patience(90_000),
+    }, async () => {
       const job = await slowJob();
       const p = await startAip(
         ['events', job, '--follow', '--interval', '0.2'],
@@ -139,7 +145,7 @@ describe('SIGINT and SIGTERM in the middle of long commands', () => {
     });
 
     it(`${signal}: a streamed chat reply stops (${code}), the text so far kept`, {
-      timeout: 30_000,
+      timeout: patience(90_000),
     }, async () => {
       await emu.control('POST', '/chat', { token_ms: 200 });
       try {
@@ -157,7 +163,7 @@ describe('SIGINT and SIGTERM in the middle of long commands', () => {
     });
 
     it(`${signal}: traces send stops while sending (${code}), saying what was sent`, {
-      timeout: 60_000,
+      timeout: patience(180_000),
     }, async () => {
       const file = join(env.AIP_CONFIG_DIR!, 'spans.jsonl');
       expect((await runAip(['traces', 'generate', '--spans', '3000', '-o', file], { env })).code).toBe(0);
@@ -175,7 +181,7 @@ describe('SIGINT and SIGTERM in the middle of long commands', () => {
 
   it.runIf(hasScript)(
     'Ctrl-C on a terminal leaves the cursor visible after a progress display',
-    { timeout: 30_000 },
+    { timeout: patience(90_000) },
     async () => {
       const job = await slowJob();
       const term = startTerminal(['jobs', 'wait', job, '--interval', '0.2'], { ...env });
@@ -195,7 +201,7 @@ describe('SIGINT and SIGTERM in the middle of long commands', () => {
 });
 
 describe('long runs against an emulator that fails one request in ten', () => {
-  it('traces send: every span arrives once', { timeout: 60_000 }, async () => {
+  it('traces send: every span arrives once', { timeout: patience(180_000) }, async () => {
     const file = join(env.AIP_CONFIG_DIR!, 'spans.jsonl');
     expect((await run(['traces', 'generate', '--spans', '5000', '-o', file])).code).toBe(0);
     await emu.fault({
@@ -218,7 +224,7 @@ describe('long runs against an emulator that fails one request in ten', () => {
     expect(new Set(stored.data.map((d) => d.span.spanId)).size).toBe(5000);
   });
 
-  it('events --follow: every event once, in order', { timeout: 60_000 }, async () => {
+  it('events --follow: every event once, in order', { timeout: patience(180_000) }, async () => {
     await emu.control('POST', '/job-plans', { steps: 400, step_ms: 2 });
     const model = await run('models create --name load --base-model OpenPipe/Qwen3-14B-Instruct -q');
     const job = (

@@ -11,6 +11,7 @@ import { forgetSecrets } from '../../src/output/secrets.js';
 import { EMULATOR_DEFAULT_KEY } from '../../src/settings/local-platform.js';
 import { commandTree, runCli, tempConfigDir, words } from '../helpers/cli.js';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
 
 // One config directory and one emulator state for the whole file.
 const t = useEmulator({ fresh: 'file' });
@@ -200,7 +201,7 @@ describe('the key never shows', () => {
   /** Exit codes in the modes that should work: the commands did their work, not just fail early. */
   const codes = new Map<string, number>();
   for (const mode of MODES) {
-    it(`in any command's output: ${mode.name}`, { timeout: 120_000 }, async () => {
+    it(`in any command's output: ${mode.name}`, { timeout: patience(360_000) }, async () => {
       for (const [name, make] of Object.entries(COMMANDS)) {
         await emu.control('DELETE', '/faults');
         // A failing server that echoes the credentials it was sent, in every form.

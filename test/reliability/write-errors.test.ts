@@ -32,6 +32,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
+import { patience } from '../helpers/patience.js';
 import { freePort } from '../helpers/ports.js';
 import { hasScript } from '../helpers/pty.js';
 import { aipEnv, BIN, runAip, type Spawned } from '../helpers/spawn.js';
@@ -245,12 +246,13 @@ function repl(
   };
   child.stdout!.on('data', seen);
   child.stderr!.on('data', seen);
-  const killer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  // A session that hangs is ended, so that its test fails rather than the file.
+  const killer = setTimeout(() => child.kill('SIGKILL'), patience(90_000));
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   return (async () => {
     try {
       const wait = async (pattern: RegExp, from: number) => {
-        const deadline = Date.now() + 15_000;
+        const deadline = Date.now() + patience(60_000);
         while (!pattern.test(screen.slice(from))) {
           if (Date.now() > deadline) throw new Error(`${pattern} not on the screen:\n${screen}`);
           await new Promise((r) => setTimeout(r, 10));
@@ -560,10 +562,10 @@ describe.each(KINDS)('%s', (kind) => {
     chmodSync(tmp, p.user ? 0o755 : 0o1777);
     p.arm();
     for (const c of CASES) before.set(c.command, snapshot(dirs.get(c.command)!));
-  }, 60_000);
+  }, patience(180_000));
 
   for (const c of CASES) {
-    it(c.command, { timeout: 60_000 }, async (ctx) => {
+    it(c.command, { timeout: patience(180_000) }, async (ctx) => {
       if (typeof p === 'string') return ctx.skip(`${kind} cannot be made here: ${p}`);
       const d = dirs.get(c.command)!;
       checkOne(kind, c, d, await c.run(d, p, kind), before.get(c.command)!);
@@ -571,7 +573,7 @@ describe.each(KINDS)('%s', (kind) => {
   }
 
   it('chat /save in the REPL: said in one line, the conversation goes on', {
-    timeout: 60_000,
+    timeout: patience(180_000),
   }, async (ctx) => {
     if (typeof p === 'string') return ctx.skip(`${kind} cannot be made here: ${p}`);
     if (!hasScript) return ctx.skip('util-linux script (a pseudo-terminal) is not installed');
@@ -611,7 +613,7 @@ describe.each(KINDS)('%s', (kind) => {
   ] as const) {
     // The spool on worker threads (where the error once escaped as a stack trace) once: with a full disk.
     if (what.includes('workers') && kind !== 'ENOSPC') continue;
-    it(what, { timeout: 90_000 }, async (ctx) => {
+    it(what, { timeout: patience(270_000) }, async (ctx) => {
       if (typeof p === 'string') return ctx.skip(`${kind} cannot be made here: ${p}`);
       const sent = (await emu.requests({ method: 'POST' })).length;
       const r = await runAip(['traces', 'send', ...args, spans], {

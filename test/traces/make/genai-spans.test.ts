@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../../src/main.js';
 import { useEmulator } from '../../helpers/emulator.js';
 import { fakeIO } from '../../helpers/io.js';
+import { waitFor } from '../../helpers/wait.js';
 
 interface Span {
   traceId: string;
@@ -29,15 +30,6 @@ const node = process.execPath;
 
 const t = useEmulator();
 const { emu, env, run } = t;
-
-/** Resolves once `condition` holds (polled; it may ask the emulator). */
-async function until(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function spans(): Promise<Span[]> {
   const body = (await emu.control('GET', '/spans')).body as { data: Array<{ span: Span }> };
@@ -196,11 +188,11 @@ describe('aip chat --trace', () => {
       signals: new EventEmitter(),
       sleep: async () => undefined,
     });
-    await until(() => stderr.text.includes('> '));
+    await waitFor(() => stderr.text.includes('> '));
     stdin.write('first question\r');
-    await until(async () => (await spans()).length === 2);
+    await waitFor(async () => (await spans()).length === 2);
     stdin.write('second question\r');
-    await until(async () => (await spans()).length === 4);
+    await waitFor(async () => (await spans()).length === 4);
     stdin.end();
     expect(await done).toBe(0);
 

@@ -11,6 +11,7 @@ import { type JsonProblem, spanFromJson } from '../../../src/traces/otlp/otlp-js
 import { fastSpan } from '../../../src/traces/otlp/otlp-json-fast.js';
 import { ProtoWriter, varintSize } from '../../../src/traces/otlp/proto-writer.js';
 import { writeJsonSpan } from '../../../src/traces/otlp/span-writer.js';
+import { patience } from '../../helpers/patience.js';
 import { TEST_SEED } from '../../helpers/seed.js';
 
 type Json = Record<string, unknown>;
@@ -60,7 +61,9 @@ const base = (extra: Json = {}): Json => ({
 });
 
 describe('writing spans straight from JSON', () => {
-  it('writes every generated span as OpenTelemetry encodes it', () => {
+  // 3000 spans, each written, decoded and encoded again: ~4 s on a quiet machine, 11 s and more on a
+  // busy one (test/helpers/patience.ts).
+  it('writes every generated span as OpenTelemetry encodes it', { timeout: patience(180_000) }, () => {
     const spans = generatedSpans(3000, TEST_SEED);
     expect(spans.length).toBe(3000);
     for (const span of spans) {

@@ -15,6 +15,7 @@ import { JsonSpanReader } from '../../../src/traces/read/json-reader.js';
 import { OtlpJsonSplitter } from '../../../src/traces/read/json-stream.js';
 import { LineTranscoder } from '../../../src/traces/read/line-transcoder.js';
 import { Problems } from '../../../src/traces/read/problems.js';
+import { patience } from '../../helpers/patience.js';
 import { TEST_SEED } from '../../helpers/seed.js';
 
 type Json = Record<string, unknown>;
@@ -232,7 +233,9 @@ describe('JSON Lines, transcoded', () => {
     });
   }
 
-  it('reads any mix of those lines as the ordinary reader does', () => {
+  // 150 mixes, each read both ways: ~3 s on a quiet machine, 10 s and more on a busy one
+  // (test/helpers/patience.ts).
+  it('reads any mix of those lines as the ordinary reader does', { timeout: patience(180_000) }, () => {
     const docs = documents(TEST_SEED + 7, 200);
     fc.assert(
       fc.property(
