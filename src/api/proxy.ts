@@ -42,13 +42,18 @@ export interface ProxyRoute {
 /** No proxy variable is set: straight to the server, as if aip knew nothing of proxies. */
 const UNPROXIED: ProxyRoute = Object.freeze({});
 
-/** Each pair as proxy-from-env reads it: the lower-case name first. */
-const VARIABLES: Record<string, readonly string[]> = {
-  'http:': ['http_proxy', 'HTTP_PROXY'],
-  'https:': ['https_proxy', 'HTTPS_PROXY'],
-};
+/**
+ * Each pair as proxy-from-env reads it: the lower-case name first. A Map: the key is a URL's protocol,
+ * which a user's --base-url chooses (`constructor:` must find nothing).
+ */
+const HTTP_VARIABLES = ['http_proxy', 'HTTP_PROXY'] as const;
+const HTTPS_VARIABLES = ['https_proxy', 'HTTPS_PROXY'] as const;
+const VARIABLES = new Map<string, readonly string[]>([
+  ['http:', HTTP_VARIABLES],
+  ['https:', HTTPS_VARIABLES],
+]);
 const FALLBACK = ['all_proxy', 'ALL_PROXY'] as const;
-export const PROXY_VARIABLES = [...VARIABLES['https:']!, ...VARIABLES['http:']!, ...FALLBACK];
+export const PROXY_VARIABLES = [...HTTPS_VARIABLES, ...HTTP_VARIABLES, ...FALLBACK];
 
 /** The proxy variables set (non-empty) in the process's environment. */
 export function proxyVariablesSet(): string[] {
@@ -56,7 +61,7 @@ export function proxyVariablesSet(): string[] {
 }
 
 function variableFor(protocol: string): { variable: string; value: string } | undefined {
-  for (const variable of [...(VARIABLES[protocol] ?? []), ...FALLBACK]) {
+  for (const variable of [...(VARIABLES.get(protocol) ?? []), ...FALLBACK]) {
     const value = process.env[variable];
     if (value) return { variable, value };
   }
@@ -121,7 +126,7 @@ export function describeRoute(route: ProxyRoute, target: URL): string | undefine
   if (route.through) return describeProxy(route.through);
   if (route.bypass === 'NO_PROXY') return 'none (bypassed by NO_PROXY)';
   if (route.bypass === 'loopback') return 'none (loopback: never proxied)';
-  if (route.bypass === 'unset') return `none (${VARIABLES[target.protocol]?.[1] ?? 'ALL_PROXY'} not set)`;
+  if (route.bypass === 'unset') return `none (${VARIABLES.get(target.protocol)?.[1] ?? 'ALL_PROXY'} not set)`;
   return undefined;
 }
 

@@ -64,6 +64,17 @@ describe('which variable names the proxy', () => {
     );
   });
 
+  it("a target's scheme that is a built-in property name finds no variable of its own", async () => {
+    for (const scheme of ['constructor', 'hasownproperty', 'valueof', 'proto']) {
+      expect(await route(`${scheme}://api.training.example/v1`, { HTTPS_PROXY: 'http://tls:3128' })).toBe(
+        'unset',
+      );
+      expect(await route(`${scheme}://api.training.example/v1`, { ALL_PROXY: 'http://all:3128' })).toBe(
+        'via http://all:3128/ (ALL_PROXY)',
+      );
+    }
+  });
+
   it('a proxy given as host:port is http:// (as curl and Go read it); an https:// proxy is kept', async () => {
     const target = 'https://api.training.example/v1';
     expect(await route(target, { HTTPS_PROXY: 'proxy.corp:3128' })).toBe(
