@@ -103,6 +103,15 @@ describe.runIf(hasScript)('the pager', () => {
     const quitter = join(t.dir, 'quit.cjs');
     writeFileSync(quitter, 'process.exit(0)');
     await t.emu.control('DELETE', '/requests');
+    // After two pages, each page stalls for 5 s: however slow the pager is to start and quit on a busy
+    // machine, aip cannot fetch all 62 pages before it has quit (5 minutes), and waits at most for the
+    // one in flight when it does.
+    await t.emu.fault({
+      path: `/training/v1/preview/training-jobs/${job}/events`,
+      skip: 2,
+      delay_ms: 5000,
+      times: 100,
+    });
     const term = startTerminal(['events', job, '--all', '--limit', '1', '--jsonl'], {
       ...t.env,
       AIP_PAGER: `'${process.execPath}' '${quitter}'`,
