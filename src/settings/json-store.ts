@@ -9,21 +9,13 @@
 // and under it, conf's temporary files that a killed process left are removed. conf is loaded here, on
 // first write, and never on the read path; never while holding the lock either (see updateJsonFile).
 
-import {
-  closeSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname, constants as osConstants } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { CliError } from '../errors/errors.js';
 import { isProcessAlive, writeTarget } from '../fs/atomic-write.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { removeFile } from '../fs/remove-file.js';
 import { fsErrorCode, writeError } from '../fs/write-error.js';
 import { type ConfigData, readConfigFile } from './config-file.js';
 
@@ -64,7 +56,7 @@ function tryLock(lock: string): boolean {
   try {
     writeSync(fd, lockOwner());
   } catch (error) {
-    rmSync(lock, { force: true });
+    removeFile(lock);
     throw error;
   } finally {
     closeSync(fd);
@@ -80,7 +72,7 @@ async function withLock<T>(file: string, work: () => Promise<T>): Promise<T> {
       const stat = statSync(lock);
       // Removed only if it is still the lock judged stale (not one made since by another process).
       if (isStale(lock, stat) && statSync(lock).ino === stat.ino) {
-        rmSync(lock, { force: true });
+        removeFile(lock);
         continue;
       }
     } catch {
@@ -116,7 +108,7 @@ function removeConfLeftovers(file: string): void {
   }
   for (const entry of names) {
     if (entry.startsWith(`${name}.tmp-`) && /^\d{10}[0-9a-f]{6}$/.test(entry.slice(name.length + 5)))
-      rmSync(join(dirname(file), entry), { force: true });
+      removeFile(join(dirname(file), entry));
   }
 }
 

@@ -59,3 +59,11 @@ export function removeTree(path: string): void {
   grant(path);
   rmSync(path, { recursive: true, force: true, maxRetries: 3 });
 }
+
+/**
+ * What aip left in a directory it was given as TMPDIR: its entries, but Node's compile cache, which
+ * aip turns on (bin/aip.js, Node 22+) and Node keeps under the temporary directory between runs.
+ */
+export function leftInTemp(dir: string): string[] {
+  return readdirSync(dir).filter((name) => name !== 'node-compile-cache');
+}

@@ -37,6 +37,7 @@ import { patience } from '../helpers/patience.js';
 import { closedPort } from '../helpers/ports.js';
 import { TEST_SEED } from '../helpers/seed.js';
 import { aipEnv, BIN, runAip } from '../helpers/spawn.js';
+import { leftInTemp } from '../helpers/temp.js';
 import {
   configVersion,
   daemonVersion,
@@ -380,7 +381,7 @@ describe('every file aip writes is the old or the new version after a kill -9, a
       env: { ...env, AIP_PROJECT: 'local/demo', AIP_CONFIG_DIR: newDir('spool-config') },
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(readdirSync(spoolDir)).toEqual([]);
+    expect(leftInTemp(spoolDir)).toEqual([]);
   });
 
   it('`traces generate -o`, killed anywhere in its run, then run again', {

@@ -36,6 +36,7 @@ import { patience } from '../helpers/patience.js';
 import { freePort } from '../helpers/ports.js';
 import { hasScript } from '../helpers/pty.js';
 import { aipEnv, BIN, runAip, type Spawned } from '../helpers/spawn.js';
+import { leftInTemp } from '../helpers/temp.js';
 
 type Kind = 'ENOSPC' | 'EDQUOT' | 'EROFS' | 'EACCES';
 const KINDS: Kind[] = ['ENOSPC', 'EDQUOT', 'EROFS', 'EACCES'];
@@ -626,7 +627,7 @@ describe.each(KINDS)('%s', (kind) => {
       expect(errorLines(r.stderr), label).toEqual([expect.stringMatching(spoolLine(tmp, kind))]);
       // Nothing was sent, and the spool is gone.
       expect((await emu.requests({ method: 'POST' })).length).toBe(sent);
-      expect(readdirSync(tmp)).toEqual([]);
+      expect(leftInTemp(tmp)).toEqual([]);
       matrix.push(`  ${kind.padEnd(6)} ${what.padEnd(28)} exit ${r.code}  ${errorLines(r.stderr)[0]}`);
     });
   }

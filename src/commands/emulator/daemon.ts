@@ -8,10 +8,11 @@
 // is ever written to the record, and none is sent to whatever answers on a port. Without a record,
 // `status` tries the emulator's default key, which is no secret.
 
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { isProcessAlive, removeStaleTemps, writeFileAtomic } from '../../fs/atomic-write.js';
+import { removeFile } from '../../fs/remove-file.js';
 import { rememberSecret } from '../../output/secrets.js';
 import { configDir } from '../../settings/config-file.js';
 import { EMULATOR_DEFAULT_KEY } from '../../settings/local-platform.js';
@@ -47,7 +48,7 @@ export function writeDaemonState(file: string, state: DaemonState): void {
 
 /** Removes the record, and any temporary file a writer of it left when it was killed. */
 export function removeDaemonState(file: string): void {
-  rmSync(file, { force: true });
+  removeFile(file);
   removeStaleTemps(file);
 }
 

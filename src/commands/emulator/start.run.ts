@@ -3,7 +3,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import {
@@ -15,6 +15,7 @@ import {
 } from '../../emulator/index.js';
 import { CliError, UsageError } from '../../errors/errors.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
+import { removeFile } from '../../fs/remove-file.js';
 import { fsErrorCode, writeError } from '../../fs/write-error.js';
 import { packageRoot } from '../../lib/package-root.js';
 import { printFields } from '../../output/table.js';
@@ -248,7 +249,7 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 function rmEmpty(file: string): void {
   try {
-    if (statSync(file).size === 0) rmSync(file);
+    if (statSync(file).size === 0) removeFile(file);
   } catch {
     // gone, or cannot be removed either
   }

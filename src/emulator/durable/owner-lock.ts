@@ -22,13 +22,13 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
-  rmSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isProcessAlive } from '../../fs/atomic-write.js';
+import { removeFile } from '../../fs/remove-file.js';
 
 export const OWNER_FILE = 'owner';
 /** Names of the owner file's moments in passing (being written, being taken over). */
@@ -135,7 +135,7 @@ function create(file: string, record: string): boolean {
     }
     return true;
   } finally {
-    rmSync(draft, { force: true });
+    removeFile(draft);
   }
 }
 
@@ -152,14 +152,14 @@ function takeOver(file: string, seen: string): boolean {
   }
   const moved = readOrUndefined(aside);
   if (moved === seen) {
-    rmSync(aside, { force: true });
+    removeFile(aside);
     return true;
   }
   try {
     renameSync(aside, file);
   } catch {
     // Yet another record in its place (Windows does not rename over one): the one moved aside goes.
-    rmSync(aside, { force: true });
+    removeFile(aside);
   }
   return false;
 }
@@ -168,7 +168,7 @@ function takeOver(file: string, seen: string): boolean {
 function clearPassing(dir: string): void {
   for (const name of readdirSync(dir)) {
     const pid = Number(OWNER_PASSING.exec(name)?.[2]);
-    if (pid && pid !== process.pid && !isProcessAlive(pid)) rmSync(join(dir, name), { force: true });
+    if (pid && pid !== process.pid && !isProcessAlive(pid)) removeFile(join(dir, name));
   }
 }
 
@@ -207,7 +207,7 @@ export function claimOwner(dir: string, { elsewhere }: { elsewhere: 'take' | 'le
 function ownerLock(file: string, replaced: () => string | undefined): OwnerLock {
   const release = () => {
     if (!held.delete(file)) return;
-    rmSync(file, { force: true });
+    removeFile(file);
   };
   return {
     release,
