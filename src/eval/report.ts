@@ -20,9 +20,9 @@ export interface EvalReport {
   diff?: { tasks: TaskDiff[]; counts: ChangeCounts };
 }
 
-const fixed = (value: number | null) => (value === null ? '–' : value.toFixed(3));
-const percent = (value: number | null) => (value === null ? '–' : `${(value * 100).toFixed(1)}%`);
-const signed = (value: number | null) =>
+export const fixed = (value: number | null) => (value === null ? '–' : value.toFixed(3));
+export const percent = (value: number | null) => (value === null ? '–' : `${(value * 100).toFixed(1)}%`);
+export const signed = (value: number | null) =>
   value === null ? '–' : `${value > 0 ? '+' : value < 0 ? '-' : ''}${Math.abs(value).toFixed(3)}`;
 
 export function evalDocument(report: EvalReport): Record<string, unknown> {

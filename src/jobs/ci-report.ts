@@ -3,18 +3,19 @@
 // checkpoint) and a Markdown summary (the job, how it ended, its duration and steps, the final metrics,
 // reward and loss over the steps as charts, and the command that reproduces the step). Everything the
 // server sent is text in it, never markup (ci/markdown.ts). Two GETs give what the wait did not learn:
-// the job (its training times) and the model's latest checkpoint; either failing only leaves its part
-// out, with a warning: the wait's result and exit code stand.
+// the job (its training times) and the model's newest checkpoints, to name the one this job made
+// (job-checkpoint.ts: empty when it made none, never an earlier job's); either failing only leaves its
+// part out, with a warning: the wait's result and exit code stand.
 
 import type { JobResponse } from '../api/types.js';
 import { lineChart } from '../ci/chart.js';
 import type { GitHubActions } from '../ci/github.js';
 import { markdownCodeBlock, markdownTable, markdownText } from '../ci/markdown.js';
 import type { Context } from '../context.js';
-import { CliError } from '../errors/errors.js';
 import { shellWord } from '../lib/shell-word.js';
 import { formatNumber } from '../output/numbers.js';
 import { formatDuration, isoTime } from '../output/time.js';
+import { jobCheckpoint } from './job-checkpoint.js';
 import type { JobAbout, JobProgress } from './shape.js';
 import { describeState, type JobState } from './state.js';
 
@@ -44,21 +45,24 @@ export function checkpointArtifact(model: string | null, step: number): string |
   return `wandb-artifact:///${parts.join('/')}:step${step}`;
 }
 
+interface MadeCheckpoint {
+  artifact: string | undefined;
+  /** Why there is no artifact, for the summary. */
+  why: string;
+}
+
 /**
- * The model's latest checkpoint as an artifact path, as the platform's SDK finds it after training
- * (limit=1, order=desc). undefined when the model's name is not known here or the server does not say.
+ * The checkpoint this job made, as an artifact path: undefined, with why, when it made none, or when
+ * the model's name is not known here (an artifact path is made of it).
  */
-async function latestCheckpoint(ctx: Context, about: JobAbout): Promise<string | undefined> {
-  if (!about.model_id || !checkpointArtifact(about.model, 0)) return undefined;
-  try {
-    const page = await ctx.training().listCheckpoints(about.model_id, { limit: 1, order: 'desc' });
-    const step = page.data[0]?.step;
-    return Number.isInteger(step) && step! >= 0 ? checkpointArtifact(about.model, step!) : undefined;
-  } catch (error) {
-    if (!(error instanceof CliError)) throw error;
-    ctx.io.warn(`the step summary has no checkpoint: ${error.message}`);
-    return undefined;
-  }
+async function madeCheckpoint(ctx: Context, report: WaitReport): Promise<MadeCheckpoint> {
+  const { about, progress } = report;
+  if (!about.model_id || !checkpointArtifact(about.model, 0))
+    return { artifact: undefined, why: "unknown: the model's name is not known here" };
+  const made = await jobCheckpoint(ctx, about.model_id, report.id, progress);
+  if (made.step !== undefined) return { artifact: checkpointArtifact(about.model, made.step), why: '' };
+  if (made.unknown) ctx.io.warn(`the step summary has no checkpoint: ${made.why}`);
+  return { artifact: undefined, why: made.why };
 }
 
 /** The training's own duration when the server gives its times, else how long the wait ran. */
@@ -80,7 +84,7 @@ const HEADINGS: Record<WaitEnd, string> = {
   'timed-out': 'still running at the --timeout',
 };
 
-function summary(report: WaitReport, checkpoint: string | undefined): string {
+function summary(report: WaitReport, checkpoint: MadeCheckpoint): string {
   const { about, progress, state } = report;
   const t = markdownText;
   const rows: Array<[string, string]> = [
@@ -96,7 +100,7 @@ function summary(report: WaitReport, checkpoint: string | undefined): string {
     // would read "0\.5s" in the file.
     ['Duration', duration(report)],
     ['Steps', `${progress.step} of ${progress.num_sequences ?? '?'}`],
-    ['Checkpoint', checkpoint ? t(checkpoint) : 'unknown'],
+    ['Checkpoint', t(checkpoint.artifact ?? checkpoint.why)],
   ];
   const parts = [
     `### Training job ${HEADINGS[report.end]}\n`,
@@ -135,13 +139,15 @@ function summary(report: WaitReport, checkpoint: string | undefined): string {
 
 /** The step outputs and the step summary of a wait that ended. */
 export async function reportWait(ctx: Context, gha: GitHubActions, report: WaitReport): Promise<void> {
-  const checkpoint = await latestCheckpoint(ctx, report.about);
+  // last-step and checkpoint from the same progress: a job of no step has no checkpoint, and an empty
+  // one is written rather than left out, so that no value of an earlier command of the step stands.
+  const checkpoint = await madeCheckpoint(ctx, report);
   gha.setOutputs({
     'job-id': report.id,
     'model-id': report.about.model_id ?? undefined,
     state: report.end,
     'last-step': report.progress.step,
-    checkpoint,
+    checkpoint: checkpoint.artifact ?? '',
   });
   gha.appendSummary(summary(report, checkpoint));
 }

@@ -24,7 +24,7 @@ import { reportWait, type WaitEnd } from './ci-report.js';
 import { type FollowEnd, followEvents } from './follow.js';
 import { keepFinal } from './keep-final.js';
 import type { RememberedJob } from './local-record.js';
-import { aboutJob, jobJson, progressOf } from './shape.js';
+import { aboutJob, type JobProgress, jobJson, progressOf } from './shape.js';
 import { applyEvent, describeState, eventLine, initialState, type JobState } from './state.js';
 
 export const DEFAULT_INTERVAL_SECONDS = 1;
@@ -82,11 +82,12 @@ async function readServerJob(ctx: Context, id: string): Promise<JobResponse | un
   }
 }
 
+/** Follows the job to its end; how far it got, when it succeeded (any other end throws). */
 export async function watchJob(
   ctx: Context,
   job: { id: string; entry: RememberedJob | undefined },
   options: WatchOptions,
-): Promise<void> {
+): Promise<JobProgress> {
   const { io } = ctx;
   const jobId = job.id;
   const show = progress(io);
@@ -179,4 +180,5 @@ export async function watchJob(
     throw new InterruptedError();
   }
   if (failure) throw failure;
+  return progressNow;
 }

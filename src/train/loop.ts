@@ -11,6 +11,8 @@
 
 import type { Context } from '../context.js';
 import { CliError, InterruptedError, JobFailedError } from '../errors/errors.js';
+import { jobCheckpoint } from '../jobs/job-checkpoint.js';
+import type { JobProgress } from '../jobs/shape.js';
 import { watchJob } from '../jobs/watch.js';
 import { seedFrom } from '../lib/seeded-random.js';
 import { type ModelRef, withModel } from '../models/resolve.js';
@@ -102,11 +104,19 @@ async function logGroups(
   ctx.io.info(`Iteration ${iteration.iteration}: logged ${groups.length} groups to split "${split}"`);
 }
 
-/** Follows the iteration's job to its end; records it. A failed job ends the run (exit 5). */
+/**
+ * Follows the iteration's job to its end; records it, and the checkpoint it made (job-checkpoint.ts:
+ * none when it made no step, never an earlier job's). A failed job ends the run (exit 5).
+ */
 async function waitForJob(ctx: Context, run: RunDir, iteration: IterationRecord, setup: LoopSetup) {
   const id = iteration.job_id!;
+  let progress: JobProgress;
   try {
-    await watchJob(ctx, { id, entry: undefined }, { ...setup.wait, within: { resume: setup.resume } });
+    progress = await watchJob(
+      ctx,
+      { id, entry: undefined },
+      { ...setup.wait, within: { resume: setup.resume } },
+    );
   } catch (error) {
     if (error instanceof JobFailedError) {
       iteration.job_state = 'failed';
@@ -117,10 +127,11 @@ async function waitForJob(ctx: Context, run: RunDir, iteration: IterationRecord,
     throw error;
   }
   iteration.job_state = 'succeeded';
-  iteration.new_checkpoint_step = await latestStep(ctx, setup.model);
+  const made = await jobCheckpoint(ctx, setup.model.id, id, progress);
+  iteration.new_checkpoint_step = made.step;
   run.save();
   ctx.io.info(
-    `Iteration ${iteration.iteration}: job ${id} succeeded; latest checkpoint step ${iteration.new_checkpoint_step}`,
+    `Iteration ${iteration.iteration}: job ${id} succeeded; ${made.step === undefined ? `its checkpoint: ${made.why}` : `its checkpoint step ${made.step}`}`,
   );
 }
 

@@ -52,7 +52,7 @@ export interface IterationRecord {
   /** How the job ended, once it has (succeeded, failed); absent while it runs. */
   job_state?: 'succeeded' | 'failed';
   job_error?: string;
-  /** The model's latest checkpoint after the job succeeded. */
+  /** The step of the checkpoint the job made last (jobs/job-checkpoint.ts); absent when none is known. */
   new_checkpoint_step?: number;
   /** Jobs of this iteration that failed, before the one above was created on a --resume. */
   failed_jobs?: Array<{ job_id: string; error?: string }>;

@@ -7,7 +7,7 @@ import { lineChart } from '../output/plot.js';
 import { printTable } from '../output/table.js';
 import type { IterationRecord, RunDir } from './run-dir.js';
 
-function stateOf(iteration: IterationRecord): string {
+export function stateOf(iteration: IterationRecord): string {
   if (iteration.job_state) return iteration.job_state;
   if (iteration.job_id) return 'running';
   if (iteration.create_sent_at) return 'create uncertain';

@@ -2,10 +2,14 @@
 // when one is wrong), then each checkpoint sampled on every task with the same seed, so that the
 // comparison is paired: a task's sample k is the same request under each checkpoint but for the model.
 // Ctrl-C stops at once, reporting nothing: a table over part of the tasks would be read as the whole.
+// On GitHub Actions, the results are step outputs and a summary too (eval/ci-report.ts), also when the
+// eval fails on them.
 
 import { parseParams } from '../../chat/params.js';
+import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
+import { reportEval } from '../../eval/ci-report.js';
 import { DEFAULT_EVAL_GROUP_SIZE, DEFAULT_EVAL_SEED, DEFAULT_PASS_THRESHOLD } from '../../eval/defaults.js';
 import { type CheckpointRun, evaluateCheckpoint } from '../../eval/evaluate.js';
 import { type CheckpointResult, type EvalReport, evalDocument, printEval } from '../../eval/report.js';
@@ -88,14 +92,23 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
   if (ctx.json) io.json(evalDocument(report));
   else printEval(io, report);
 
+  const failure = evalFailure(results, runs, options.failUnder);
+  const gha = githubActions(ctx);
+  if (gha) reportEval(gha, { report, tasks: tasks.length, groupSize, failUnder: options.failUnder, failure });
+  if (failure) throw new CliError(failure);
+}
+
+/** Why the eval fails (exit 1): a checkpoint with no scored sample, or the last under --fail-under. */
+function evalFailure(
+  results: readonly CheckpointResult[],
+  runs: readonly CheckpointRun[],
+  failUnder: number | undefined,
+): string | undefined {
   const unscored = results.findIndex((r) => r.mean === null);
   if (unscored >= 0)
-    throw new CliError(
-      `no sample of ${results[unscored]!.model} was scored: ${runs[unscored]!.firstFailure ?? 'every sample failed'}`,
-    );
+    return `no sample of ${results[unscored]!.model} was scored: ${runs[unscored]!.firstFailure ?? 'every sample failed'}`;
   const last = results.at(-1)!;
-  if (options.failUnder !== undefined && last.mean! < options.failUnder)
-    throw new CliError(
-      `${last.model}: mean reward ${last.mean!.toFixed(3)} is under --fail-under ${options.failUnder}`,
-    );
+  if (failUnder !== undefined && last.mean! < failUnder)
+    return `${last.model}: mean reward ${last.mean!.toFixed(3)} is under --fail-under ${failUnder}`;
+  return undefined;
 }

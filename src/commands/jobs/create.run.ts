@@ -100,11 +100,12 @@ async function submit(
     io.info(
       `Created ${kind.toUpperCase()} job for ${model.label}; following it (Ctrl-C stops watching, not the job)`,
     );
-    return watchJob(
+    await watchJob(
       ctx,
       { id: job.id, entry },
       { intervalSeconds: options.interval, stall: options.stall, argv },
     );
+    return;
   }
   // A later step of the workflow waits for it, or reads it, by these.
   githubActions(ctx)?.setOutputs({ 'job-id': job.id, 'model-id': model.id });

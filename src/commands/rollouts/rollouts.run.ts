@@ -1,10 +1,13 @@
 // `aip rollouts`: the tasks checked, the reward made ready (every task's reference, or the command),
 // then the run (src/rollouts/run.ts), its groups appended to the file as each is complete; on Ctrl-C
-// or a failure, what was written stays and the message says how to carry on.
+// or a failure, what was written stays and the message says how to carry on. On GitHub Actions, a run
+// that wrote its groups is reported as step outputs and a summary (rollouts/ci-report.ts).
 
 import { parseParams } from '../../chat/params.js';
+import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
+import { FailureReasons, reportRollouts } from '../../rollouts/ci-report.js';
 import { type GroupOrigin, groupOrigin, openGroupFile, readGroupFile } from '../../rollouts/group-file.js';
 import { describeTotals, rolloutsWithProgress } from '../../rollouts/progress-report.js';
 import type { RolloutPlan, RolloutTotals } from '../../rollouts/run.js';
@@ -127,10 +130,12 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
     const { signal, release } = ctx.interruptible({ orStdoutClosed: !file });
     const resume = ctx.commandLine(resumeArgs(options, output ?? '-', params, seed));
     let totals: RolloutTotals;
+    const failures = new FailureReasons();
     try {
       totals = await rolloutsWithProgress(ctx, client, plan, sink, signal, {
         label: 'rollouts',
         traceExchange,
+        onGroup: (group, task) => failures.add(group, task),
       });
     } catch (error) {
       if (file && error instanceof CliError) {
@@ -166,6 +171,18 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
     io.info(
       `Wrote ${totals.groups} group${totals.groups === 1 ? '' : 's'} (${totals.trajectories} trajectories${totals.failed ? `, ${totals.failed} failed` : ''})${output ? ` to ${output}` : ''}: ${describeTotals(totals, elapsed)}`,
     );
+    const gha = githubActions(ctx);
+    if (gha)
+      reportRollouts(gha, {
+        model,
+        tasks: tasks.length,
+        output,
+        groupsBefore: before.length,
+        totals,
+        seed,
+        elapsedMs: elapsed,
+        failures,
+      });
     if (totals.failed > 0 && totals.trajectories === 0)
       throw new CliError('every trajectory failed: the groups hold no rewards (their exceptions say why)');
   } finally {

@@ -1,6 +1,7 @@
 // `aip traces send <file|->`: check every span of the input, then send them in batches, a few at a
 // time, and say what the platform accepted. Nothing is sent when any span has a problem. On GitHub
-// Actions, the problems are annotations too, and spans-accepted/spans-rejected are step outputs.
+// Actions, the problems are annotations too, and spans-accepted/spans-rejected are step outputs, with
+// a step summary of the counts (traces/send/ci-report.ts).
 
 import { lineLimitFrom } from '../../api/limits.js';
 import { githubActions } from '../../ci/github.js';
@@ -10,6 +11,7 @@ import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { progress } from '../../output/progress.js';
 import { DEFAULT_LIMITS } from '../../traces/read/batches.js';
 import { type ReadResult, readSpans } from '../../traces/read/read-input.js';
+import { reportSend } from '../../traces/send/ci-report.js';
 import { configuredProject, traceClient } from '../../traces/send/client.js';
 import { type SendSummary, sendBatches } from '../../traces/send/send.js';
 import { onSpoolFailure } from '../../traces/send/spool.js';
@@ -97,10 +99,8 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
     }
     report(ctx, input, summary, (performance.now() - started) / 1000);
     // For a later step of the workflow: what the platform took, whether or not it took everything.
-    githubActions(ctx)?.setOutputs({
-      'spans-accepted': summary.accepted,
-      'spans-rejected': summary.rejected,
-    });
+    const gha = githubActions(ctx);
+    if (gha) reportSend(gha, input, summary);
     if (summary.interrupted) throw new InterruptedError();
     if (summary.failure) {
       const { error } = summary.failure;

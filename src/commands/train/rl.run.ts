@@ -1,18 +1,21 @@
 // `aip train rl`: a new run is planned from the flags (everything checked before any request: the
 // model, the tasks, the reward, the job's settings) and kept in its run directory; --resume DIR takes
-// the plan from DIR/run.json instead. Then the loop (src/train/loop.ts), and the summary.
+// the plan from DIR/run.json instead. Then the loop (src/train/loop.ts), and the summary; on GitHub
+// Actions, step outputs and a step summary too (src/train/ci-report.ts).
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseParams } from '../../chat/params.js';
+import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors/errors.js';
+import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { rlExperimentalConfig } from '../../jobs/job-config.js';
 import { fullName } from '../../models/local-record.js';
 import { type ModelRef, resolveModelArg } from '../../models/resolve.js';
 import { rolloutPlan } from '../../rollouts/setup.js';
 import { readTasks, type Task } from '../../rollouts/tasks.js';
+import { reportRun } from '../../train/ci-report.js';
 import type { SamplingSetup } from '../../train/iteration-rollouts.js';
 import { trainLoop } from '../../train/loop.js';
 import {
@@ -181,12 +184,22 @@ export async function runTrainRl(ctx: Context, options: TrainRlOptions): Promise
     options.resume !== undefined
       ? await resumedRun(ctx, options.resume, options)
       : await newRun(ctx, options);
-  await trainLoop(ctx, run, {
-    model,
-    tasks,
-    sampling: samplingSetup(run.state.sampling, options),
-    wait: { intervalSeconds: options.interval, stall: options.stall },
-    resume: ctx.commandLine(['train', 'rl', '--resume', run.dir]),
-  });
+  const resume = ctx.commandLine(['train', 'rl', '--resume', run.dir]);
+  const gha = githubActions(ctx);
+  try {
+    await trainLoop(ctx, run, {
+      model,
+      tasks,
+      sampling: samplingSetup(run.state.sampling, options),
+      wait: { intervalSeconds: options.interval, stall: options.stall },
+      resume,
+    });
+  } catch (error) {
+    // A run that stopped on a failure is reported as one that ended; Ctrl-C is not (a wait's rule).
+    if (gha && error instanceof CliError && !(error instanceof InterruptedError))
+      reportRun(gha, run, { failure: error.message, resume });
+    throw error;
+  }
   printRunSummary(ctx, run);
+  if (gha) reportRun(gha, run, { resume });
 }
