@@ -39,13 +39,13 @@ export function bundledPackages(root, metafiles) {
   return [...packages.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export function writeThirdPartyNotices(root, metafiles, file) {
+export function writeThirdPartyNotices(root, metafiles, file, bundle = "aip's dist/") {
   const packages = bundledPackages(root, metafiles);
   const missing = packages.filter((p) => !p.text);
   const parts = [
     '# Third-party notices',
     '',
-    `aip's dist/ bundles code from the ${packages.length} packages below. Each one's licence and notice follow.`,
+    `${bundle} bundles code from the ${packages.length} packages below. Each one's licence and notice follow.`,
     '',
     ...packages.map((p) => `- ${p.name} ${p.version} (${p.license})`),
     '',

@@ -12,3 +12,14 @@ export function packageRoot(): string {
     dir = parent;
   }
 }
+
+/**
+ * The script that runs this aip as a command, for the processes aip starts of itself (a detached
+ * emulator): the GitHub Action's bundle has its own (action/aip-cli.js, beside the one file it is
+ * bundled into), as the checkout it sits in has bin/aip.js but no dist/ for it; the package's is
+ * bin/aip.js.
+ */
+export function aipScript(): string {
+  const beside = join(dirname(fileURLToPath(import.meta.url)), 'aip-cli.js');
+  return existsSync(beside) ? beside : join(packageRoot(), 'bin', 'aip.js');
+}

@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import {
   defaultStateDir,
@@ -17,7 +17,7 @@ import { CliError, UsageError } from '../../errors/errors.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { removeFile } from '../../fs/remove-file.js';
 import { fsErrorCode, writeError } from '../../fs/write-error.js';
-import { packageRoot } from '../../lib/package-root.js';
+import { aipScript } from '../../lib/package-root.js';
 import { printFields } from '../../output/table.js';
 import { EMULATOR_DEFAULT_KEY, EMULATOR_DEFAULT_PORT } from '../../settings/local-platform.js';
 import {
@@ -172,7 +172,9 @@ async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<vo
       outcome: 'the emulator was not started',
     });
   }
-  const args = [join(packageRoot(), 'bin', 'aip.js'), 'emulator', '--port', String(opts.port), '--no-color'];
+  // --ci none: its log is a file, which no runner reads; its lines, quoted in an error here, must not
+  // carry workflow commands of their own.
+  const args = [aipScript(), 'emulator', '--port', String(opts.port), '--no-color', '--ci', 'none'];
   if (opts.stepMs !== undefined) args.push('--step-ms', String(opts.stepMs));
   if (opts.seed !== undefined) args.push('--seed', String(opts.seed));
   if (opts.tokenMs !== undefined) args.push('--token-ms', String(opts.tokenMs));
