@@ -2,7 +2,7 @@
 // never call process.exit. Tests call main() in-process with their own IO, environment and fetch.
 
 import { nodeTransport } from './api/transport.js';
-import { onGitHubActions } from './ci/detect.js';
+import { onGitHubActions, runnerReadsOutput } from './ci/detect.js';
 import { Context, type Deps } from './context.js';
 import { ExitCode, InterruptedError } from './errors/errors.js';
 import { failureMessage, report } from './errors/report.js';
@@ -36,6 +36,9 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
   };
   // Keys in the environment are masked from the start, whether this command uses one or not.
   for (const name of ['AIP_API_KEY', 'WANDB_API_KEY']) rememberSecret(env[name]);
+  // On a runner, from the first write on (a usage error quotes its words): nothing from outside may
+  // read as a workflow command (ci/runner-lines.ts, loaded only there).
+  if (runnerReadsOutput(env)) (await import('./ci/runner-lines.js')).guardRunnerLines(deps.io);
   const ctx = new Context(deps);
   // Only what this command line needs: a noun's verbs are added when it runs.
   const program = buildProgram(ctx, { deferVerbs: true });

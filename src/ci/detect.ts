@@ -8,3 +8,12 @@ export function onGitHubActions(env: Env, ci: GlobalOptions['ci']): boolean {
   if (ci !== undefined) return ci === 'github';
   return env.GITHUB_ACTIONS === 'true';
 }
+
+/**
+ * Whether a GitHub Actions runner reads what this process writes, whatever --ci says: `--ci none`
+ * turns off what aip tells the runner, not the care that nothing from outside tells it anything
+ * (runner-lines.ts).
+ */
+export function runnerReadsOutput(env: Env): boolean {
+  return env.GITHUB_ACTIONS === 'true';
+}

@@ -17,10 +17,15 @@
 import { configFilePath } from '../settings/config-file.js';
 import { Settings } from '../settings/resolve.js';
 import { type CiHost, githubActions } from './github.js';
+import { guardRunnerLines } from './runner-lines.js';
 
 export function startCi(host: CiHost): void {
   const gha = githubActions(host);
-  if (!gha || host.env.GITHUB_ACTIONS !== 'true') return;
+  if (!gha) return;
+  // With --ci github off a runner too, so that a workflow's output can be tried anywhere (on a runner
+  // main.ts did it as the run began).
+  guardRunnerLines(host.io);
+  if (host.env.GITHUB_ACTIONS !== 'true') return;
   for (const name of ['AIP_API_KEY', 'WANDB_API_KEY']) gha.mask(host.env[name]?.trim());
   try {
     const resolved = new Settings(host.globals, host.env, configFilePath(host.env)).apiKey();

@@ -34,6 +34,21 @@ export interface Streams {
   stdoutIsTTY?: boolean;
   stderrIsTTY?: boolean;
   stdinIsTTY?: boolean;
+  /** The file descriptors behind stdout and stderr, when they are the process's own. */
+  stdoutFd?: number;
+  stderrFd?: number;
+}
+
+/**
+ * What keeps one stream's lines from reading as workflow commands on a GitHub Actions runner
+ * (ci/runner-lines.ts): the text as it may be written, given what the stream's line holds so far.
+ */
+export interface LineGuard {
+  guard(text: string): string;
+  /** Nothing written since the last line break. */
+  readonly atLineStart: boolean;
+  /** Text went out past the guard, ending a line. */
+  restart(): void;
 }
 
 export interface Spinner {
@@ -81,6 +96,8 @@ export class IO {
   /** Messages for stderr while the pager has the terminal: written once it has quit. */
   private heldMessages: string[] = [];
   private readonly runningSpinners = new Set<Spinner>();
+  /** On a GitHub Actions runner (guardLines): each stream's guard, none for one that goes to a file. */
+  private lineGuards: { stdout?: LineGuard; stderr?: LineGuard } | undefined;
 
   constructor(
     private readonly streams: Streams,
@@ -163,13 +180,23 @@ export class IO {
     this.pager = undefined;
     const held = this.heldMessages;
     this.heldMessages = [];
-    for (const text of held) this.streams.stderr.write(text);
+    for (const text of held) this.toStderr(text);
     return ended;
+  }
+
+  /**
+   * From now on, every write to stdout and stderr goes through the guard `make` gives for its file
+   * descriptor (ci/runner-lines.ts, on a GitHub Actions runner); once per run.
+   */
+  guardLines(make: (fd: number | undefined) => LineGuard | undefined): void {
+    if (this.lineGuards) return;
+    this.lineGuards = { stdout: make(this.streams.stdoutFd), stderr: make(this.streams.stderrFd) };
   }
 
   /** Text to stdout as it is, but for controls from outside (shown, not acted on) and keys (masked). */
   write(text: string): void {
-    this.resultStream.write(redactSecrets(this.trusted.render(text)));
+    const safe = redactSecrets(this.trusted.render(text));
+    this.resultStream.write(this.lineGuards?.stdout?.guard(safe) ?? safe);
   }
 
   /** aip's own control sequence (a line redrawn in place), to be written as it is. */
@@ -203,11 +230,14 @@ export class IO {
   /** Bytes to stdout as they are (binary output: a protobuf file). */
   writeBytes(bytes: Uint8Array): void {
     (this.resultStream as unknown as { write(chunk: Uint8Array): boolean }).write(bytes);
+    // Binary, not text: bytes are never altered, and what the line holds after them is unknown.
+    this.lineGuards?.stdout?.restart();
   }
 
   /** Writes a secret to stdout unmasked: only `aip auth token` does this, on purpose. */
   writeSecret(text: string): void {
     this.streams.stdout.write(text);
+    this.lineGuards?.stdout?.restart();
   }
 
   /**
@@ -261,7 +291,21 @@ export class IO {
   errWrite(text: string): void {
     const safe = redactUrlSecrets(redactSecrets(this.trusted.render(text)));
     if (this.pager) this.heldMessages.push(safe);
-    else this.streams.stderr.write(safe);
+    else this.toStderr(safe);
+  }
+
+  private toStderr(text: string): void {
+    this.streams.stderr.write(this.lineGuards?.stderr?.guard(text) ?? text);
+  }
+
+  /**
+   * One of aip's own workflow commands (ci/github.ts) to stderr as it is: the one line a runner must
+   * act on. On a line of its own, after a line break if the last write left one open.
+   */
+  workflowCommand(line: string): void {
+    const guard = this.lineGuards?.stderr;
+    this.streams.stderr.write(`${guard && !guard.atLineStart ? '\n' : ''}${line}\n`);
+    guard?.restart();
   }
 
   err(line = ''): void {
@@ -279,11 +323,17 @@ export class IO {
 
   /**
    * Only on a terminal of known width, outside CI, without --quiet. A zero-width terminal (a pty
-   * nobody sized, e.g. under `script`) would make ora clear lines forever.
+   * nobody sized, e.g. under `script`) would make ora clear lines forever. Nor where lines are guarded
+   * for a runner: ora writes past the IO.
    */
   get spinnersEnabled(): boolean {
     return (
-      this.isStderrTTY && (this.streams.stderr.columns ?? 0) > 0 && !this.isCI && !this.quiet && !this.pager
+      this.isStderrTTY &&
+      (this.streams.stderr.columns ?? 0) > 0 &&
+      !this.isCI &&
+      !this.quiet &&
+      !this.pager &&
+      !this.lineGuards
     );
   }
 
@@ -348,12 +398,24 @@ export class IO {
   }
 }
 
-/** JSON text with the characters JSON.stringify leaves raw but a terminal may act on escaped. */
+/**
+ * In a JSON string, what a GitHub Actions runner would take for the start of a workflow command
+ * (ci/runner-lines.ts): the "[" of "##[", and invisible characters right after a "#". No line of JSON
+ * can start with "::" (a string's line breaks are escaped), so these are all a runner could act on.
+ */
+const RUNNER_SYNTAX = /(?<=##)\[|(?<=#)[\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]+/gu;
+
+const jsonEscape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * JSON text with the characters JSON.stringify leaves raw but a terminal may act on escaped, and those
+ * a runner would act on: escaped as JSON escapes them, so the value is the same, and the text the same
+ * on a runner and off it.
+ */
 export function exactJson(text: string): string {
-  return text.replace(
-    /[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g,
-    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return text
+    .replace(RUNNER_SYNTAX, (found) => found.replace(/[\s\S]/g, jsonEscape))
+    .replace(/[\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, jsonEscape);
 }
 
 export function processIO(env: Env): IO {
@@ -387,6 +449,8 @@ export function processIO(env: Env): IO {
     stdoutIsTTY: isatty(1),
     stderrIsTTY: isatty(2),
     stdinIsTTY: isatty(0),
+    stdoutFd: 1,
+    stderrFd: 2,
   };
   const io = new IO(streams, env);
   return io;
