@@ -25,8 +25,10 @@
 // toolkit's rules (workflow-commands.ts), keys masked in it first, then made harmless for a terminal
 // as every write of aip is (output/sanitize.ts; the escapes leave no line break for it to keep);
 // the one line that holds a key unmasked is ::add-mask::, which is how the runner learns to mask it.
+// These lines are the only ones written past the guard that keeps every other write of aip from
+// reading as a workflow command (runner-lines.ts), each on a line of its own (io.workflowCommand).
 
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { describeFsError, isFsError } from '../fs/write-error.js';
 import type { IO } from '../output/io.js';
@@ -61,8 +63,22 @@ export interface Annotation {
 /** Step outputs by name; undefined values are left out. */
 export type Outputs = Readonly<Record<string, string | number | boolean | undefined>>;
 
+/** The most a step's summary may hold: beyond it the runner shows none of it. */
+export const SUMMARY_LIMIT = 1024 * 1024;
+const CUT_NOTE = "\n_The rest of aip's summary is left out: a step's summary holds at most 1 MiB._\n";
+
+/** The file's size in bytes; 0 when it cannot be read (append reports the failure to write it). */
+function fileSize(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
 export class GitHubActions {
   private readonly masked = new Set<string>();
+  private summaryCut = false;
 
   constructor(private readonly host: CiHost) {}
 
@@ -82,11 +98,23 @@ export class GitHubActions {
     if (text) this.append(file, text, 'step outputs');
   }
 
-  /** Appends Markdown to $GITHUB_STEP_SUMMARY (nothing when the variable is unset). */
+  /**
+   * Appends Markdown to $GITHUB_STEP_SUMMARY (nothing when the variable is unset). A part that would
+   * take the file past the runner's limit is left out, with a line that says so: past it the runner
+   * drops the step's whole summary (actions/runner FileCommandManager.cs, AttachmentSizeLimit, 1 MiB).
+   */
   appendSummary(markdown: string): void {
     const file = this.host.env.GITHUB_STEP_SUMMARY;
     if (!file) return;
-    this.append(file, `${this.clean(markdown).replace(/\n?$/, '\n')}`, 'step summary');
+    const text = `${this.clean(markdown).replace(/\n?$/, '\n')}`;
+    const size = fileSize(file);
+    if (size + Buffer.byteLength(text) <= SUMMARY_LIMIT - CUT_NOTE.length)
+      this.append(file, text, 'step summary');
+    else if (size + CUT_NOTE.length <= SUMMARY_LIMIT && !this.summaryCut) {
+      this.summaryCut = true;
+      this.append(file, CUT_NOTE, 'step summary');
+      this.host.io.warn("the step summary is full (1 MiB, the runner's limit): the rest of it is left out");
+    }
   }
 
   /** `::error file=…,line=…,title=…::message` (or warning, notice). */
@@ -117,12 +145,12 @@ export class GitHubActions {
     if (!secret || this.masked.has(secret)) return;
     this.masked.add(secret);
     // Written as it is: masked, the line would teach the runner the fingerprint instead of the key.
-    this.host.io.stderrStream.write(`${workflowCommand('add-mask', {}, secret)}\n`);
+    this.host.io.workflowCommand(workflowCommand('add-mask', {}, secret));
   }
 
   /** A workflow command, its parts masked and escaped already: the controls left are made visible. */
   private line(command: string): void {
-    this.host.io.stderrStream.write(`${sanitize(command)}\n`);
+    this.host.io.workflowCommand(sanitize(command));
   }
 
   /** Outside text as every write of aip shows it: controls made visible, keys masked. */

@@ -27,6 +27,7 @@ describe('lint-workflows', () => {
     writeFileSync(join(dir, 'action.yml'), metadata);
     writeFileSync(
       join(dir, '.github', 'workflows', 'ci.yml'),
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
       'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ steps.nope.outputs.x }}\n',
     );
     const { problems } = await lintRepository(dir);

@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commandPath } from '../../src/ci/failure.js';
-import { githubActions } from '../../src/ci/github.js';
+import { githubActions, SUMMARY_LIMIT } from '../../src/ci/github.js';
 import { main } from '../../src/main.js';
 import { rememberSecret } from '../../src/output/secrets.js';
 import { checkSftFile } from '../../src/validate/sft.js';
@@ -433,6 +433,24 @@ describe('GitHubActions: the API commands call', () => {
       '# Before\n## Job\n\nstate: done\nmodel ^[[2Jx key ****cdef\n',
     );
     expect(stderr.text).toBe('');
+  });
+
+  it('appendSummary keeps the file within the runner’s 1 MiB, which past it shows no summary at all', () => {
+    const runner = simulatedRunner();
+    // What earlier commands of the step wrote, close to the limit.
+    writeFileSync(runner.summaryFile, 'x'.repeat(SUMMARY_LIMIT - 4096));
+    const { gha, stderr } = host(runner.env);
+    gha.appendSummary('a small part\n');
+    gha.appendSummary(`${'y'.repeat(8192)}\n`);
+    gha.appendSummary(`${'z'.repeat(8192)}\n`);
+    const text = readFileSync(runner.summaryFile, 'utf8');
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(SUMMARY_LIMIT);
+    expect(text).toContain('a small part\n');
+    expect(text).not.toMatch(/yyyy|zzzz/);
+    expect(text.match(/left out: a step's summary holds at most 1 MiB/g)).toHaveLength(1);
+    expect(stderr.text).toBe(
+      "warning: the step summary is full (1 MiB, the runner's limit): the rest of it is left out\n",
+    );
   });
 
   it('setOutputs writes every value the runner reads back as it was; undefined ones left out', () => {
