@@ -36,7 +36,9 @@ export function bundledPackages(root, metafiles) {
     if (!packages.has(key))
       packages.set(key, { name: pkg.name, version: pkg.version, license, text: licenceText(abs) });
   }
-  return [...packages.values()].sort((a, b) => a.name.localeCompare(b.name));
+  // By code unit, not localeCompare: the order must not depend on the machine's locale, as the
+  // action's committed notices are compared byte for byte with a fresh build's.
+  return [...packages.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 export function writeThirdPartyNotices(root, metafiles, file, bundle = "aip's dist/") {
