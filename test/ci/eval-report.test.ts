@@ -11,7 +11,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { useEmulator } from '../helpers/emulator.js';
 import { finishedJob } from '../helpers/jobs.js';
 import { runAip } from '../helpers/spawn.js';
-import { parseOutputs, type Runner, simulatedRunner } from './runner.js';
+import { type Runner, simulatedRunner, stepOutputs, stepSummary } from './runner.js';
 
 const t = useEmulator();
 const { run } = t;
@@ -56,8 +56,8 @@ function tasksFile(count: number, idOf = (i: number) => `sum-${i}`): string {
   return file;
 }
 
-const outputs = () => Object.fromEntries(parseOutputs(readFileSync(runner.outputFile, 'utf8')));
-const summary = () => readFileSync(runner.summaryFile, 'utf8');
+const outputs = () => stepOutputs(runner);
+const summary = () => stepSummary(runner);
 const evalArgs = (tasks: string, ...extra: string[]) => [
   'eval',
   '--model',

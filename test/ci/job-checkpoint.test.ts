@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { attributeCheckpoint } from '../../src/jobs/job-checkpoint.js';
 import { words } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
-import { parseOutputs, type Runner, simulatedRunner } from './runner.js';
+import { type Runner, simulatedRunner, stepOutputs, stepSummary } from './runner.js';
 
 const t = useEmulator({ runOptions: { sleepCap: 5 } });
 const { emu, run } = t;
@@ -28,8 +28,8 @@ beforeEach(async () => {
   runner = simulatedRunner();
 });
 
-const outputs = () => Object.fromEntries(parseOutputs(readFileSync(runner.outputFile, 'utf8')));
-const summary = () => readFileSync(runner.summaryFile, 'utf8');
+const outputs = () => stepOutputs(runner);
+const summary = () => stepSummary(runner);
 const artifact = (step: number) => `wandb-artifact:///local/demo/agent:step${step}`;
 
 /** A job of `steps` steps (failing at `failAt`, if given), followed to its end off the runner: its id. */

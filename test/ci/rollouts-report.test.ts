@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { markdownText } from '../../src/ci/markdown.js';
 import { useEmulator } from '../helpers/emulator.js';
-import { parseOutputs, type Runner, simulatedRunner } from './runner.js';
+import { type Runner, simulatedRunner, stepOutputs, stepSummary } from './runner.js';
 
 const t = useEmulator();
 const { run } = t;
@@ -28,8 +28,8 @@ function tasksFile(ids: readonly string[]): string {
   return file;
 }
 
-const outputs = () => Object.fromEntries(parseOutputs(readFileSync(runner.outputFile, 'utf8')));
-const summary = () => readFileSync(runner.summaryFile, 'utf8');
+const outputs = () => stepOutputs(runner);
+const summary = () => stepSummary(runner);
 type Group = { exceptions?: Array<{ message: string }>; metadata: { rollout_model: string } };
 const groupsOf = (file: string): Group[] =>
   readFileSync(file, 'utf8')

@@ -4,8 +4,9 @@
 // - workflow commands: src/Runner.Common/ActionCommand.cs, TryParseV2 and its unescaping;
 // - the outputs file: src/Runner.Worker/FileCommandManager.cs, EnvFileKeyValuePairs.
 
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DATA, decode, PROPERTY } from '../helpers/runner-commands.js';
 import { tempDir } from '../helpers/temp.js';
 
 export interface WorkflowCommand {
@@ -14,26 +15,6 @@ export interface WorkflowCommand {
   data: string;
   /** The line as written. */
   raw: string;
-}
-
-/** ActionCommand's mappings, in its order: "%" last, so "%250A" is "%0A" and not a line break. */
-const DATA_ESCAPES: Array<[string, string]> = [
-  ['\r', '%0D'],
-  ['\n', '%0A'],
-  ['%', '%25'],
-];
-const PROPERTY_ESCAPES: Array<[string, string]> = [
-  ['\r', '%0D'],
-  ['\n', '%0A'],
-  [':', '%3A'],
-  [',', '%2C'],
-  ['%', '%25'],
-];
-
-function decode(text: string, mappings: Array<[string, string]>): string {
-  let out = text;
-  for (const [token, replacement] of mappings) out = out.split(replacement).join(token);
-  return out;
 }
 
 /** TryParseV2 on one line: "::" after leading space, the name, k=v properties, "::", the data. */
@@ -55,10 +36,10 @@ export function parseCommand(line: string): WorkflowCommand | undefined {
       const eq = pair.indexOf('=');
       // Split(new[] { '=' }, 2, RemoveEmptyEntries): "k=" and "=v" give fewer than two parts.
       if (eq > 0 && eq < pair.length - 1)
-        properties[pair.slice(0, eq)] = decode(pair.slice(eq + 1), PROPERTY_ESCAPES);
+        properties[pair.slice(0, eq)] = decode(pair.slice(eq + 1), PROPERTY);
     }
   }
-  return { command, properties, data: decode(message.slice(end + 2), DATA_ESCAPES), raw: line };
+  return { command, properties, data: decode(message.slice(end + 2), DATA), raw: line };
 }
 
 /**
@@ -143,4 +124,14 @@ export function simulatedRunner(): Runner {
       GITHUB_STEP_SUMMARY: summaryFile,
     },
   };
+}
+
+/** The step's outputs as the runner reads them back, by name. */
+export function stepOutputs(runner: Runner): Record<string, string> {
+  return Object.fromEntries(parseOutputs(readFileSync(runner.outputFile, 'utf8')));
+}
+
+/** What the step appended to its summary. */
+export function stepSummary(runner: Runner): string {
+  return readFileSync(runner.summaryFile, 'utf8');
 }

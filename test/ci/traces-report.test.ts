@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { markdownText } from '../../src/ci/markdown.js';
 import { useEmulator } from '../helpers/emulator.js';
-import { parseOutputs, type Runner, simulatedRunner } from './runner.js';
+import { type Runner, simulatedRunner, stepOutputs, stepSummary } from './runner.js';
 
 const t = useEmulator();
 const { emu, run } = t;
@@ -22,8 +22,8 @@ beforeEach(async () => {
   expect((await run(['traces', 'generate', '--spans', '30', '-o', spans])).code).toBe(0);
 });
 
-const outputs = () => Object.fromEntries(parseOutputs(readFileSync(runner.outputFile, 'utf8')));
-const summary = () => readFileSync(runner.summaryFile, 'utf8');
+const outputs = () => stepOutputs(runner);
+const summary = () => stepSummary(runner);
 
 describe('traces send on GitHub Actions', () => {
   it('a summary of the counts beside spans-accepted and spans-rejected', async () => {

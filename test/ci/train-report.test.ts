@@ -4,13 +4,14 @@
 // summary (a row per iteration, the mean reward over the iterations as a Mermaid chart), written when
 // the run ends and when a job fails it (exit 5, with the command that resumes), nothing off a runner.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mermaidNumber } from '../../src/ci/chart.js';
 import { markdownText } from '../../src/ci/markdown.js';
 import { useEmulator } from '../helpers/emulator.js';
-import { parseOutputs, type Runner, simulatedRunner } from './runner.js';
+import { writeArithmeticTasks } from '../helpers/tasks.js';
+import { type Runner, simulatedRunner, stepOutputs, stepSummary } from './runner.js';
 
 const t = useEmulator({ runOptions: { sleepCap: 5 } });
 const { emu, run } = t;
@@ -32,16 +33,7 @@ beforeEach(async () => {
   modelId = (
     await run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct -q')
   ).stdout.trim();
-  tasks = join(t.dir, 'tasks.jsonl');
-  const lines = Array.from({ length: 8 }, (_, i) => {
-    const [a, b] = [11 + i * 7, 23 + i * 5];
-    return JSON.stringify({
-      id: `sum-${i}`,
-      messages: [{ role: 'user', content: `What is ${a} + ${b}? Reply with the number only.` }],
-      reference: String(a + b),
-    });
-  });
-  writeFileSync(tasks, `${lines.join('\n')}\n`);
+  tasks = writeArithmeticTasks(join(t.dir, 'tasks.jsonl'));
   runDir = join(t.dir, 'run');
   runner = simulatedRunner();
 });
@@ -51,8 +43,8 @@ const train = (steps: number) =>
     ['--steps', String(steps), '--interval', '0.01', '--run-dir', runDir],
   );
 const iterations = (): Iteration[] => JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')).iterations;
-const outputs = () => Object.fromEntries(parseOutputs(readFileSync(runner.outputFile, 'utf8')));
-const summary = () => readFileSync(runner.summaryFile, 'utf8');
+const outputs = () => stepOutputs(runner);
+const summary = () => stepSummary(runner);
 const artifact = (step: number) => `wandb-artifact:///local/demo/agent:step${step}`;
 const row = (i: Iteration) =>
   `| ${i.iteration} | ${i.checkpoint_step} | ${i.rollouts.mean_reward.toFixed(3)} | ${i.rollouts.trajectories} | ${i.rollouts.failed} | ${i.job_id} | ${i.job_state} | ${i.new_checkpoint_step === undefined ? '' : `step ${i.new_checkpoint_step}`} |`;

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { parseOutputs, type Runner, simulatedRunner } from '../ci/runner.js';
+import { type Runner, simulatedRunner, stepOutputs, stepSummary } from '../ci/runner.js';
 import { words } from '../helpers/cli.js';
 import { useEmulator } from '../helpers/emulator.js';
 
@@ -23,8 +23,8 @@ beforeEach(async () => {
   runner = simulatedRunner();
 });
 
-const outputs = () => Object.fromEntries(parseOutputs(readFileSync(runner.outputFile, 'utf8')));
-const summary = () => readFileSync(runner.summaryFile, 'utf8');
+const outputs = () => stepOutputs(runner);
+const summary = () => stepSummary(runner);
 
 /** The Mermaid blocks of the summary: each a well-formed xychart of one line of `n` values. */
 function charts(markdown: string): Array<{ title: string; values: number[] }> {

@@ -12,6 +12,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { useEmulator } from '../helpers/emulator.js';
 import { patience } from '../helpers/patience.js';
 import { aipEnv, BIN, collect } from '../helpers/spawn.js';
+import { writeArithmeticTasks } from '../helpers/tasks.js';
 
 const t = useEmulator();
 const { emu, run } = t;
@@ -47,16 +48,7 @@ beforeEach(async () => {
   modelId = (
     await run('models create --name agent --base-model OpenPipe/Qwen3-14B-Instruct -q')
   ).stdout.trim();
-  tasks = join(t.dir, 'tasks.jsonl');
-  const lines = Array.from({ length: 8 }, (_, i) => {
-    const [a, b] = [11 + i * 7, 23 + i * 5];
-    return JSON.stringify({
-      id: `sum-${i}`,
-      messages: [{ role: 'user', content: `What is ${a} + ${b}? Reply with the number only.` }],
-      reference: String(a + b),
-    });
-  });
-  writeFileSync(tasks, `${lines.join('\n')}\n`);
+  tasks = writeArithmeticTasks(join(t.dir, 'tasks.jsonl'));
   runDir = join(t.dir, 'run');
 });
 

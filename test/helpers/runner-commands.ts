@@ -96,21 +96,22 @@ function cultureIndexOf(s: string, pattern: string, from: number): number[] {
   return [];
 }
 
-const decode = (text: string, pairs: Array<[string, string]>) =>
+/** ActionCommand's unescaping: each mapping in its order ("%" last, so "%250A" stays "%0A"). */
+export const decode = (text: string, pairs: ReadonlyArray<[string, string]>) =>
   pairs.reduce((out, [token, escaped]) => out.split(escaped).join(token), text);
-const DATA: Array<[string, string]> = [
+export const DATA: ReadonlyArray<[string, string]> = [
   ['\r', '%0D'],
   ['\n', '%0A'],
   ['%', '%25'],
 ];
-const PROPERTY: Array<[string, string]> = [
+export const PROPERTY: ReadonlyArray<[string, string]> = [
   ['\r', '%0D'],
   ['\n', '%0A'],
   [':', '%3A'],
   [',', '%2C'],
   ['%', '%25'],
 ];
-const V1: Array<[string, string]> = [
+const V1: ReadonlyArray<[string, string]> = [
   [';', '%3B'],
   ['\r', '%0D'],
   ['\n', '%0A'],
@@ -118,7 +119,7 @@ const V1: Array<[string, string]> = [
   ['%', '%25'],
 ];
 
-function properties(text: string, separator: string, pairs: Array<[string, string]>): Record<string, string> {
+function properties(text: string, separator: string, pairs: ReadonlyArray<[string, string]>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const item of text.split(separator).filter(Boolean)) {
     const eq = item.indexOf('=');
