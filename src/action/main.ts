@@ -22,15 +22,27 @@ async function runAction(env: Env = process.env): Promise<number> {
     words = splitArgs(getInput(env, 'args'));
   } catch (error) {
     if (!(error instanceof ArgsError)) throw error;
-    process.stderr.write(`${workflowCommand('error', { title: 'aip' }, error.message)}\n`);
-    return ExitCode.usage;
+    return refuse(error.message);
   }
   const cli = join(here, 'aip-cli.js');
   installLauncher({ runnerTemp: env.RUNNER_TEMP, githubPath: env.GITHUB_PATH, node: process.execPath, cli });
   // Relative to the workspace, where the runner starts the action.
-  process.chdir(resolve(getInput(env, 'working-directory') || '.'));
+  const directory = getInput(env, 'working-directory') || '.';
+  try {
+    process.chdir(resolve(directory));
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be entered';
+    return refuse(`working-directory: ${directory} ${reason} (it is relative to the workspace)`);
+  }
   const { main } = createRequire(import.meta.url)(join(here, 'aip.js')) as { main: AipMain };
   return main(words);
+}
+
+/** An input aip cannot run with: one annotation, exit 2 (usage), nothing run. */
+function refuse(message: string): number {
+  process.stderr.write(`${workflowCommand('error', { title: 'aip' }, message)}\n`);
+  return ExitCode.usage;
 }
 
 runAction().then(

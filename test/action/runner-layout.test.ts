@@ -162,6 +162,22 @@ describe('the action, checked out at a ref and started by a runner', () => {
     }
   });
 
+  it('refuses a working-directory that is not there: one annotation, exit 2, nothing sent', async () => {
+    const before = (await t.emu.requests()).length;
+    const r = await runStep(layout, {
+      with: { args: 'health', 'working-directory': 'no/such/dir' },
+      env: t.env,
+    });
+    expect(r.code).toBe(2);
+    expect(workflowCommands(r.stderr)).toEqual([
+      expect.objectContaining({
+        command: 'error',
+        data: 'working-directory: no/such/dir does not exist (it is relative to the workspace)',
+      }),
+    ]);
+    expect(await t.emu.requests()).toHaveLength(before);
+  });
+
   it('refuses args with an open quote: one annotation, exit 2, nothing sent', async () => {
     const before = (await t.emu.requests()).length;
     const r = await runStep(layout, { with: { args: "jobs validate sft it's.jsonl" }, env: t.env });
