@@ -14,7 +14,14 @@ import {
   TIMEOUT_HINT,
 } from './limits.js';
 import { ProxyConnectionError } from './proxy.js';
-import { backoffDelay, isIdempotent, isRetryableStatus, MAX_RETRY_AFTER_MS, retryAfterMs } from './retry.js';
+import {
+  backoffDelay,
+  isIdempotent,
+  isRetryableStatus,
+  maxPauseMs,
+  retryAfterMs,
+  retryAfterRefused,
+} from './retry.js';
 import type { Transport, TransportResponse } from './transport.js';
 import { joinUrl, type Query } from './url.js';
 
@@ -91,11 +98,17 @@ interface Failure {
   hint?: string;
 }
 
-function describeFailure(error: unknown, timeoutMs: number): Failure {
+/**
+ * `timedOut`: the attempt's --timeout fired. Before the answer began the error is the timeout itself;
+ * once the body was coming, the connection is closed under it and the error is that close, which is
+ * still the timeout, never "the connection was closed".
+ */
+function describeFailure(error: unknown, timeoutMs: number, timedOut: boolean): Failure {
   const err = error as NodeJS.ErrnoException;
-  if (err.name === 'TimeoutError') {
+  if (err.name === 'TimeoutError' || timedOut) {
+    const during = err.name === 'TimeoutError' ? '' : ' while the answer was still arriving';
     return {
-      message: `timed out after ${timeoutMs / 1000}s`,
+      message: `timed out after ${timeoutMs / 1000}s${during}`,
       mayHaveReachedServer: true,
       hint: TIMEOUT_HINT,
     };
@@ -190,10 +203,11 @@ export class HttpClient {
         if (error instanceof LimitError) throw error.forService(o.service);
         // Our own refusals (a key bound for plain http) and the caller's abort are not network trouble.
         if (req.signal?.aborted || error instanceof CliError) throw error;
-        const failure = describeFailure(error, timeoutMs);
+        const failure = describeFailure(error, timeoutMs, timeout.aborted);
         const retryable = idempotent || !failure.mayHaveReachedServer;
         if (retryable && canRetry) {
-          await this.pause(backoffDelay(retry, o.random), failure.message, where, retry, req.signal);
+          const delay = Math.min(backoffDelay(retry, o.random), maxPauseMs(timeoutMs));
+          await this.pause(delay, failure.message, where, retry, req.signal);
           continue;
         }
         const note = !retryable ? 'not retried: the request may have reached the server' : undefined;
@@ -233,16 +247,16 @@ export class HttpClient {
       const failed = { service: o.service, method: req.method, url, status: response.status };
       const exchange = { ...failed, statusText: response.statusText, text, contentType, requestId };
       if (isRetryableStatus(response.status) && idempotent && canRetry) {
+        // Every pause is bounded by --timeout (and a minute): a longer Retry-After is not slept, the
+        // command ends at once saying what the server asked for.
         const asked = retryAfterMs(response.headers);
-        if (asked === undefined || asked <= MAX_RETRY_AFTER_MS) {
-          const delay = asked ?? backoffDelay(retry, o.random);
+        const longest = maxPauseMs(timeoutMs);
+        if (asked === undefined || asked <= longest) {
+          const delay = asked ?? Math.min(backoffDelay(retry, o.random), longest);
           await this.pause(delay, `HTTP ${response.status}`, where, retry, req.signal);
           continue;
         }
-        throw withAttempts(
-          apiErrorFrom({ ...exchange, note: `the server asks to retry after ${Math.ceil(asked / 1000)}s` }),
-          retry,
-        );
+        throw withAttempts(apiErrorFrom({ ...exchange, note: retryAfterRefused(asked, timeoutMs) }), retry);
       }
       const retryable = isRetryableStatus(response.status);
       const note =

@@ -10,6 +10,7 @@ import { assertKeyMayBeSentTo } from '../output/secrets.js';
 import { apiErrorFrom } from './error-body.js';
 import { TIMEOUT_HINT } from './limits.js';
 import { assertKeyMayGoThrough, ProxyConnectionError, proxyRoute } from './proxy.js';
+import { isRetryableStatus, maxPauseMs, retryAfterMs, retryAfterRefused } from './retry.js';
 import { sdkFetch } from './sdk-fetch.js';
 
 export type OpenAIService = 'inference' | 'training';
@@ -36,6 +37,15 @@ export async function openaiClient(ctx: Context, service: OpenAIService): Promis
       });
     }
   }
+  // The SDK's own backoff (connection errors, answers without Retry-After: 0.5 s doubling to 8 s) is
+  // bounded by --timeout as aip's is; a Retry-After it is shown is bounded in sdk-fetch.ts.
+  const longest = maxPauseMs(ctx.timeoutMs);
+  const proto = Client.prototype as unknown as Record<string, unknown>;
+  const backoff = proto.calculateDefaultRetryTimeoutMillis;
+  if (typeof backoff === 'function')
+    proto.calculateDefaultRetryTimeoutMillis = function (this: unknown, ...args: unknown[]) {
+      return Math.min(longest, (backoff as (...a: unknown[]) => number).apply(this, args));
+    };
   return new Client({
     apiKey: key,
     baseURL,
@@ -44,7 +54,12 @@ export async function openaiClient(ctx: Context, service: OpenAIService): Promis
     organization: null,
     maxRetries: ctx.globals.maxRetries ?? DEFAULT_MAX_RETRIES,
     timeout: ctx.timeoutMs,
-    fetch: sdkFetch({ log: ctx.exchangeLog, limits: ctx.limits, service: SERVICE_NAMES[service] }),
+    fetch: sdkFetch({
+      log: ctx.exchangeLog,
+      limits: ctx.limits,
+      service: SERVICE_NAMES[service],
+      timeoutMs: ctx.timeoutMs,
+    }),
     defaultHeaders: { 'user-agent': USER_AGENT },
   });
 }
@@ -108,6 +123,15 @@ export async function sdkCall<T>(
       );
     }
     if (error instanceof APIError && typeof error.status === 'number') {
+      // A retry the server asked for too late to wait (sdk-fetch.ts turned it off): said so.
+      const asked = error.headers ? retryAfterMs(Object.fromEntries(error.headers.entries())) : undefined;
+      const refused =
+        where.timeoutMs !== undefined &&
+        isRetryableStatus(error.status) &&
+        asked !== undefined &&
+        asked > maxPauseMs(where.timeoutMs)
+          ? retryAfterRefused(asked, where.timeoutMs)
+          : undefined;
       return Promise.reject(
         apiErrorFrom({
           service: name,
@@ -118,6 +142,7 @@ export async function sdkCall<T>(
           text: bodyText((error as { aipBody?: unknown }).aipBody ?? error.error),
           contentType: 'application/json',
           requestId: error.requestID ?? undefined,
+          note: refused,
         }),
       );
     }

@@ -33,3 +33,19 @@ export function retryAfterMs(headers: Record<string, string>, now: number = Date
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);
 }
+
+/**
+ * The longest pause before a retry, whoever asks for it: --timeout bounds every wait (each attempt, each
+ * pause), and no pause is longer than MAX_RETRY_AFTER_MS whatever --timeout says.
+ */
+export function maxPauseMs(timeoutMs: number): number {
+  return Math.max(0, Math.min(MAX_RETRY_AFTER_MS, timeoutMs));
+}
+
+/** Why a server's Retry-After was not waited out: "the server asks to retry after 60s, beyond --timeout (20s)". */
+export function retryAfterRefused(askedMs: number, timeoutMs: number): string {
+  const asked = `the server asks to retry after ${Math.ceil(askedMs / 1000)}s`;
+  return askedMs <= MAX_RETRY_AFTER_MS && askedMs > timeoutMs
+    ? `${asked}, beyond --timeout (${timeoutMs / 1000}s): not waited`
+    : asked;
+}

@@ -3,13 +3,19 @@
 // fetch. Event streams are passed on as they arrive, each line and the whole within their limits;
 // other bodies are read whole first, so that one cut short fails the fetch and the SDK retries it.
 //
+// Time: the SDK's --timeout covers the fetch, so a whole body read here is within it; an event stream,
+// passed on after the head, is given up after --timeout without a byte, whoever reads it (a streamed
+// chat, or a piped one whose server streamed anyway). The SDK's pauses before a retry are bounded too:
+// a Retry-After within --timeout (and a minute) is handed to it as `retry-after-ms`, one beyond it
+// turns the retry off (`x-should-retry: false`), and the answer is the error, which says why.
+//
 // A limit passed is not thrown from fetch: the SDK would take it for a connection error and retry it.
 // It comes as the body of the response instead, which the SDK reads once and fails with. So does a
 // proxy's refusal, which would come again just the same.
 
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
-import type { CliError } from '../errors/errors.js';
+import { type CliError, NetworkError } from '../errors/errors.js';
 import {
   type BodyKind,
   bodyTooLarge,
@@ -19,8 +25,10 @@ import {
   LimitError,
   type Limits,
   streamTooLarge,
+  TIMEOUT_HINT,
 } from './limits.js';
 import { ProxyRefusedError, proxyRoute } from './proxy.js';
+import { maxPauseMs, retryAfterMs } from './retry.js';
 import {
   checkKeyDestination,
   type ExchangeLogger,
@@ -67,6 +75,50 @@ function failing(error: CliError, head?: OpenResponse): Response {
   return new Response(body, { status: head?.status ?? 200, headers: head?.headers });
 }
 
+/** An event stream that sent nothing for --timeout: a timeout, named as such. */
+export class StreamSilenceError extends NetworkError {
+  override name = 'StreamSilenceError';
+  constructor(
+    readonly where: string,
+    readonly silentMs: number,
+    service?: string,
+  ) {
+    super(
+      `${service ? `${service}: ` : ''}timed out: no data for ${silentMs / 1000}s on the event stream answering ${where}`,
+      { hint: TIMEOUT_HINT },
+    );
+  }
+}
+
+/** The statuses the openai SDK retries (its shouldRetry), unless the answer says otherwise. */
+function sdkRetries(status: number, headers: Record<string, string>): boolean {
+  const said = headers['x-should-retry'];
+  if (said === 'true') return true;
+  if (said === 'false') return false;
+  return status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/**
+ * The headers the SDK is given for an answer it would retry: its pause made one aip has bounded (the
+ * server's, when within --timeout and a minute: the SDK waits out any Retry-After it is shown, an hour
+ * included), or no retry at all when the server asks for longer.
+ */
+export function boundRetryHeaders(
+  status: number,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Record<string, string> {
+  if (!sdkRetries(status, headers)) return headers;
+  const { 'retry-after': _s, 'retry-after-ms': _ms, ...rest } = headers;
+  const asked = retryAfterMs(headers);
+  // Nothing it can read: its own backoff, bounded in openai.ts.
+  if (asked === undefined) return rest;
+  if (asked > maxPauseMs(timeoutMs)) return { ...headers, 'x-should-retry': 'false' };
+  // Kept as the server sent it too (for the error message, and rollouts' own pacing); retry-after-ms,
+  // which the SDK reads first, says what it waits. 0 would send it to retry-after: 1 ms instead.
+  return { ...headers, 'retry-after-ms': String(Math.max(1, asked)) };
+}
+
 /** Where the first and the last line break of `chunk` are (-1: none). */
 function lineBreaks(chunk: Buffer): { first: number; last: number } {
   const lf = chunk.indexOf(10);
@@ -85,6 +137,7 @@ function limitedStream(
   limits: Limits,
   where: string,
   fail: (error: LimitError) => LimitError,
+  silence: { ms: number; error: () => CliError } | undefined,
 ): ReadableStream {
   const lineLimit = limits.body.line;
   const totalLimit = limits.body.completion;
@@ -114,13 +167,35 @@ function limitedStream(
       done(null, held.length > 0 ? Buffer.concat(held) : undefined);
     },
   });
+  // Silence: --timeout without a byte ends the stream, from the head on (the SDK's own timeout ends with
+  // the head). Reset by every chunk that arrives, line or not.
+  let timer: NodeJS.Timeout | undefined;
+  const quiet = () => {
+    if (!silence) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => limiter.destroy(silence.error()), Math.max(1, Math.ceil(silence.ms)));
+  };
+  const done = () => clearTimeout(timer);
+  quiet();
+  res.on('data', quiet);
+  res.once('end', done);
+  res.once('close', done);
+  limiter.once('close', done);
   res.on('error', (error) => limiter.destroy(error));
   limiter.on('error', () => res.destroy());
   res.pipe(limiter);
   return Readable.toWeb(limiter) as ReadableStream;
 }
 
-export function sdkFetch(options: { log?: ExchangeLogger; limits?: Limits; service?: string } = {}): Fetch {
+export function sdkFetch(
+  options: {
+    log?: ExchangeLogger;
+    limits?: Limits;
+    service?: string;
+    /** --timeout: the longest silence of an event stream, and of a pause before a retry. */
+    timeoutMs?: number;
+  } = {},
+): Fetch {
   const limits = options.limits ?? DEFAULT_LIMITS;
   const fail = (error: LimitError) => (options.service ? error.forService(options.service) : error);
   return async (input, init = {}) => {
@@ -152,9 +227,14 @@ export function sdkFetch(options: { log?: ExchangeLogger; limits?: Limits; servi
       const contentType = open.headers['content-type'];
       let payload: Buffer | ReadableStream | null = null;
       if (NO_BODY.has(open.status)) open.stream.resume();
-      else if (/event-stream/i.test(contentType ?? ''))
-        payload = limitedStream(open.stream, limits, where, fail);
-      else {
+      else if (/event-stream/i.test(contentType ?? '')) {
+        const ms = options.timeoutMs;
+        const silence =
+          ms === undefined
+            ? undefined
+            : { ms, error: () => new StreamSilenceError(where, ms, options.service) };
+        payload = limitedStream(open.stream, limits, where, fail, silence);
+      } else {
         const kind = kindOf(request.url);
         const limit =
           open.status >= 200 && open.status < 300
@@ -163,13 +243,16 @@ export function sdkFetch(options: { log?: ExchangeLogger; limits?: Limits; servi
         payload = (await readBody(open, limit, where)).body;
         log?.body(payload, contentType);
       }
-      return new Response(payload, {
-        status: open.status,
-        statusText: open.statusText,
-        headers: open.headers,
-      });
+      const headers =
+        options.timeoutMs === undefined
+          ? open.headers
+          : boundRetryHeaders(open.status, open.headers, options.timeoutMs);
+      return new Response(payload, { status: open.status, statusText: open.statusText, headers });
     } catch (error) {
       log?.failed(error, nowMs() - started);
+      // Given up by the SDK (its --timeout, or Ctrl-C) while the body came: the close that followed is
+      // not the server's doing. The abort itself goes back, so that the SDK names it a timeout.
+      if (request.signal.aborted) throw request.signal.reason;
       if (error instanceof LimitError) return failing(fail(error), open);
       if (error instanceof ProxyRefusedError) return failing(error, open);
       throw error;

@@ -2,7 +2,8 @@
 // the moment it arrives; a stream that ends without a finish reason (cut short) is an error, after
 // the text that did arrive has been handed on. The SDK's timeout covers only the wait for the answer
 // to begin, so a stream that sends nothing after its headers, or stalls part-way, is ended here,
-// after --timeout without a chunk. Its size (each line, and the whole) is bounded in sdk-fetch.ts.
+// after --timeout without a chunk (and by the fetch itself, sdk-fetch.ts, for a stream nobody asked
+// for: a piped chat whose server streams anyway). Its size (each line, and the whole) is bounded in sdk-fetch.ts.
 //
 // A server may answer a request to stream with one JSON completion instead: the Training API's
 // published document gives chat no other answer (api-contract.md §2.3, §6.4). That answer is taken
@@ -11,6 +12,7 @@
 import type OpenAI from 'openai';
 import { TIMEOUT_HINT } from '../api/limits.js';
 import { openaiClient, sdkCall } from '../api/openai.js';
+import { StreamSilenceError } from '../api/sdk-fetch.js';
 import type { Context } from '../context.js';
 import { SERVICE_NAMES } from '../context.js';
 import { CliError, NetworkError } from '../errors/errors.js';
@@ -144,7 +146,8 @@ export async function complete(
     });
   } catch (error) {
     if (aborted()) return { content, finishReason, usage, model, interrupted: true };
-    if (idle.signal.aborted) throw stalled();
+    // The same silence, seen by the fetch (sdk-fetch.ts) a moment before the timer here.
+    if (idle.signal.aborted || error instanceof StreamSilenceError) throw stalled();
     throw error;
   } finally {
     clearTimeout(timer);

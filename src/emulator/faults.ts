@@ -5,6 +5,7 @@
 //   {"path": "/inference/v1/models", "delay_ms": 5000}                              a stall, then normal
 //   {"path": "/training/v1/**", "drop": true}                                       connection dropped
 //   {"path": "/inference/v1/chat/completions", "cut_after_bytes": 200}              answer cut short
+//   {"path": "/training/v1/health", "stall_body_ms": 600000}                         head at once, body late
 //   {"path": "/trace/**", "status": 503, "probability": 0.1, "times": 1000}          one in ten, at random
 //   {"path": "/training/v1/preview/training-jobs/*/events", "status": 500, "skip": 1}  the second page fails
 //
@@ -26,6 +27,8 @@ export interface FaultSpec {
   delay_ms?: number;
   drop?: boolean;
   cut_after_bytes?: number;
+  /** The head of the answer goes at once, its body this long after (a slow answer; a mute stream). */
+  stall_body_ms?: number;
   /** Only this share of the matching requests gets the fault (seeded: the same run, the same picks). */
   probability?: number;
   /** This many matching requests pass unharmed before the fault starts. */
@@ -34,7 +37,7 @@ export interface FaultSpec {
 
 export interface Fault extends FaultSpec {
   id: string;
-  kind: 'status' | 'drop' | 'cut' | 'delay';
+  kind: 'status' | 'drop' | 'cut' | 'delay' | 'stall-body';
   remaining: number;
   applied: number;
   /** Matching requests still to let through before the fault starts. */
@@ -66,6 +69,7 @@ export function parseFaultSpec(input: unknown): FaultSpec {
     status: wholeNumber(input.status, 'status', 100, 599),
     delay_ms: wholeNumber(input.delay_ms, 'delay_ms', 0, 600_000),
     cut_after_bytes: wholeNumber(input.cut_after_bytes, 'cut_after_bytes', 0, 1 << 30),
+    stall_body_ms: wholeNumber(input.stall_body_ms, 'stall_body_ms', 0, 600_000),
     drop: input.drop === true,
     body: input.body,
     raw_body: typeof input.raw_body === 'string' ? input.raw_body : undefined,
@@ -87,8 +91,10 @@ export function parseFaultSpec(input: unknown): FaultSpec {
     Boolean,
   ).length;
   if (kinds > 1) throw new FaultSpecError('give only one of status, drop, cut_after_bytes');
-  if (kinds === 0 && spec.delay_ms === undefined) {
-    throw new FaultSpecError('give one of status, drop, cut_after_bytes or delay_ms');
+  if (spec.drop && spec.stall_body_ms !== undefined)
+    throw new FaultSpecError('a dropped connection has no body to stall: give drop or stall_body_ms');
+  if (kinds === 0 && spec.delay_ms === undefined && spec.stall_body_ms === undefined) {
+    throw new FaultSpecError('give one of status, drop, cut_after_bytes, delay_ms or stall_body_ms');
   }
   return spec;
 }
@@ -117,7 +123,9 @@ export class FaultStore {
           ? 'drop'
           : spec.cut_after_bytes !== undefined
             ? 'cut'
-            : 'delay';
+            : spec.delay_ms === undefined && spec.stall_body_ms !== undefined
+              ? 'stall-body'
+              : 'delay';
     const fault = {
       ...spec,
       id: `fault-${this.nextId++}`,

@@ -19,8 +19,17 @@ export interface HealthCheck {
   response?: unknown;
 }
 
-/** A check and, when it failed, why (not printed: --json shows the check, the exit code the cause). */
-export type Checked = { check: HealthCheck; error?: CliError };
+/**
+ * A check and, when it failed, why (not printed: --json shows the check, the exit code the cause); the
+ * answer's Date header, for doctor's clock.
+ */
+export type Checked = { check: HealthCheck; error?: CliError; date?: string };
+
+/** How hard to try: `health` takes the client's retries and --timeout; doctor one short attempt. */
+export interface CheckOptions {
+  retries?: number;
+  timeoutMs?: number;
+}
 
 const PROBES: Record<Service, string> = {
   training: '/health',
@@ -37,7 +46,11 @@ function classify(status: number): { ok: boolean; status: CheckStatus; message: 
   };
 }
 
-export async function checkInterface(ctx: Context, service: Service): Promise<Checked> {
+export async function checkInterface(
+  ctx: Context,
+  service: Service,
+  options: CheckOptions = {},
+): Promise<Checked> {
   const http = ctx.http(service, { auth: 'none' });
   const path = PROBES[service];
   const url = `${http.baseUrl}${path}`;
@@ -46,6 +59,8 @@ export async function checkInterface(ctx: Context, service: Service): Promise<Ch
       method: 'GET',
       path,
       auth: false,
+      retries: options.retries,
+      timeoutMs: options.timeoutMs,
       // The training health endpoint must answer 2xx; elsewhere any answer below 500 is informative.
       accept: service === 'training' ? undefined : (s) => s < 500,
     });
@@ -60,7 +75,7 @@ export async function checkInterface(ctx: Context, service: Service): Promise<Ch
       message: verdict.message,
     };
     if (service === 'training') result.response = res.data ?? null;
-    return { check: result };
+    return { check: result, date: res.headers.date };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
     const status = error instanceof ApiError ? error.status : null;

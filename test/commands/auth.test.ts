@@ -265,7 +265,7 @@ describe('auth status', () => {
   });
 
   it('exits with the failure of a check that could not complete (429 → 6)', async () => {
-    await emu.fault({ path: '/training/v1/preview/training-jobs/*', status: 429, times: 5 });
+    await emu.fault({ path: '/training/v1/preview/models/*/checkpoints', status: 429, times: 5 });
     const r = await runCli(['--max-retries', '0', 'auth', 'status', '--json'], { env: emu.env });
     expect(r.code).toBe(6);
     expect(JSON.parse(r.stdout).interfaces[0]).toMatchObject({ interface: 'training', key: 'error' });

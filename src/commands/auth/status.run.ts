@@ -3,7 +3,7 @@
 
 import { keyFingerprint } from '../../auth/fingerprint.js';
 import { keyLocation } from '../../auth/key-location.js';
-import { checkInference, checkTraining, type KeyCheck } from '../../auth/verify.js';
+import { type KeyProbe, probeInferenceKey, probeTrainingKey } from '../../auth/verify.js';
 import type { Context } from '../../context.js';
 import { AUTH_HINT, AuthError } from '../../errors/errors.js';
 import { maskSecret } from '../../output/secrets.js';
@@ -12,7 +12,7 @@ import { printFields } from '../../output/table.js';
 interface InterfaceRow {
   interface: 'training' | 'inference' | 'trace';
   url: string;
-  key: KeyCheck['key'] | 'no key' | 'not checked';
+  key: KeyProbe['key'] | 'no key' | 'not checked';
   detail: string | null;
 }
 
@@ -21,11 +21,11 @@ export async function runStatus(ctx: Context): Promise<void> {
   const apiKey = settings.apiKey();
   const project = settings.resolve('project');
 
-  let checks: KeyCheck[] = [];
+  let checks: KeyProbe[] = [];
   if (apiKey) {
     const key = apiKey.key;
     checks = await io.withSpinner('Checking the key…', () =>
-      Promise.all([checkTraining(ctx, key), checkInference(ctx, key)]),
+      Promise.all([probeTrainingKey(ctx, key), probeInferenceKey(ctx, key)]),
     );
   }
   const rows: InterfaceRow[] = (['training', 'inference'] as const).map((name) => {

@@ -3,13 +3,19 @@
 // comes from and where it is stored (keychain, file, environment), the project, each interface (plain http off this machine, reachable, latency, the key
 // accepted), the clock against the server's, and the proxy each interface goes through. Exit 1 when
 // any check fails; a warning alone does not fail it.
+//
+// A diagnosis, not a workload: each request is sent once (no retries, whatever --max-retries says) with
+// at most DOCTOR_TIMEOUT_MS unless --timeout is given, and all of them at once, so that an unreachable
+// host gives its table in about one timeout, not after a chain of retries. The key is checked with
+// requests whose answers the contract documents (auth/verify.ts); the clock is read from the training
+// health answer, and its row says why when there was none.
 
 import { describeRoute, proxyRoute, proxyVariablesSet } from '../../api/proxy.js';
 import { keyLocation } from '../../auth/key-location.js';
-import { checkInference, checkTraining, type KeyCheck } from '../../auth/verify.js';
+import { type KeyProbe, probeInferenceKey, probeTrainingKey } from '../../auth/verify.js';
 import type { Context, Service } from '../../context.js';
 import { CliError, CommandFailedError } from '../../errors/errors.js';
-import { checkInterface } from '../../health/checks.js';
+import { type Checked, type CheckOptions, checkInterface } from '../../health/checks.js';
 import { MIN_NODE, nodeSupport, SUPPORTED_LINES } from '../../lib/node-support.js';
 import { isLoopbackHost, maskSecret } from '../../output/secrets.js';
 import { printTable } from '../../output/table.js';
@@ -24,6 +30,17 @@ export interface DoctorCheck {
 
 /** Beyond this, signed URLs and TLS start to fail in ways that look like other problems. */
 const MAX_CLOCK_SKEW_S = 60;
+
+/** Each request's limit when --timeout is not given: an answer slower than this is a finding itself. */
+export const DOCTOR_TIMEOUT_MS = 10_000;
+
+/** One attempt each, within --timeout, or DOCTOR_TIMEOUT_MS when it is not given. */
+function doctorBudget(ctx: Context): CheckOptions {
+  return {
+    retries: 0,
+    timeoutMs: ctx.globals.timeout !== undefined ? ctx.timeoutMs : Math.min(ctx.timeoutMs, DOCTOR_TIMEOUT_MS),
+  };
+}
 
 function nodeCheck(): DoctorCheck {
   const support = nodeSupport();
@@ -101,12 +118,8 @@ function transportCheck(ctx: Context, service: Service): DoctorCheck | undefined
   };
 }
 
-async function interfaceCheck(
-  ctx: Context,
-  service: Service,
-  key: KeyCheck | undefined,
-): Promise<DoctorCheck> {
-  const { check, error } = await checkInterface(ctx, service);
+function interfaceRow(service: Service, checked: Checked, key: KeyProbe | undefined): DoctorCheck {
+  const { check, error } = checked;
   const reach = check.latency_ms === null ? check.status : `${check.status} in ${check.latency_ms} ms`;
   if (error) return { check: service, status: 'fail', detail: `${check.url}: ${error.message}` };
   if (!key) return { check: service, status: 'ok', detail: `${check.url} ${reach}` };
@@ -116,17 +129,24 @@ async function interfaceCheck(
   return { check: service, status, detail: `${check.url} ${reach}, ${verdict}` };
 }
 
-/** The server's clock, from the Date header of the training health answer. */
-async function clockCheck(ctx: Context): Promise<DoctorCheck | undefined> {
-  let date: string | undefined;
-  try {
-    const res = await ctx
-      .http('training', { auth: 'none' })
-      .request({ method: 'GET', path: '/health', auth: false });
-    date = res.headers.date;
-  } catch {
-    return undefined; // the training row says why
-  }
+/**
+ * The server's clock, from the Date header of the training health answer (`training`: that check, or
+ * nothing when it was not asked). Never left out: without an answer the row says why.
+ */
+function clockCheck(training: Checked | undefined): DoctorCheck {
+  if (!training)
+    return {
+      check: 'clock',
+      status: 'warn',
+      detail: 'not checked: the training API was not asked (see training url)',
+    };
+  if (training.error)
+    return {
+      check: 'clock',
+      status: 'warn',
+      detail: `not checked: the training API's health endpoint did not answer (see the training row)`,
+    };
+  const date = training.date;
   const server = date ? Date.parse(date) : Number.NaN;
   if (Number.isNaN(server))
     return { check: 'clock', status: 'warn', detail: 'the server sent no Date header' };
@@ -166,26 +186,27 @@ export async function runDoctor(ctx: Context): Promise<void> {
   // Its table says what a warning would: said once, there.
   ctx.settings.silencePermissionWarnings();
   const services: Service[] = ['training', 'inference', 'trace'];
+  const budget = doctorBudget(ctx);
   const rows = await io.withSpinner('Checking…', async () => {
     const key = ctx.settings.apiKey()?.key;
-    const [training, inference] = key
-      ? await Promise.all([checkTraining(ctx, key), checkInference(ctx, key)])
-      : [undefined, undefined];
-    const keyOf: Record<Service, KeyCheck | undefined> = { training, inference, trace: undefined };
     const plain = services.flatMap((s) => transportCheck(ctx, s) ?? []);
-    const reachable = await Promise.all(
-      services
-        .filter((s) => !plain.some((p) => p.check === `${s} url`))
-        .map((s) => interfaceCheck(ctx, s, keyOf[s])),
-    );
-    const [clock, proxy] = await Promise.all([clockCheck(ctx), proxyCheck(ctx, services)]);
+    const asked = services.filter((s) => !plain.some((p) => p.check === `${s} url`));
+    // Everything at once: the table comes after the slowest single request.
+    const [training, inference, checks, proxy] = await Promise.all([
+      key && asked.includes('training') ? probeTrainingKey(ctx, key, budget) : undefined,
+      key && asked.includes('inference') ? probeInferenceKey(ctx, key, budget) : undefined,
+      Promise.all(asked.map(async (s) => [s, await checkInterface(ctx, s, budget)] as const)),
+      proxyCheck(ctx, services),
+    ]);
+    const keyOf: Record<Service, KeyProbe | undefined> = { training, inference, trace: undefined };
+    const checked = new Map(checks);
     return [
       nodeCheck(),
       ...configChecks(ctx),
       ...keyChecks(ctx),
       ...plain,
-      ...reachable,
-      ...(clock ? [clock] : []),
+      ...checks.map(([s, c]) => interfaceRow(s, c, keyOf[s])),
+      clockCheck(checked.get('training')),
       proxy,
     ];
   });

@@ -24,6 +24,7 @@ export function injectFault(c: InFlight, emulator: EmulatorParts): Outcome | Pro
 async function applyFault(fault: Fault, x: Exchange): Promise<boolean> {
   if (fault.delay_ms) await waitForClient(fault.delay_ms, x.res);
   if (x.res.destroyed) return true;
+  if (fault.stall_body_ms !== undefined) stallBody(x.res, fault.stall_body_ms);
   if (fault.drop) {
     x.req.socket.destroy();
     return true;
@@ -44,6 +45,38 @@ async function applyFault(fault: Fault, x: Exchange): Promise<boolean> {
   }
   if (fault.cut_after_bytes !== undefined) cutAfter(x.res, fault.cut_after_bytes);
   return false;
+}
+
+/**
+ * Lets the answer (the fault's or the handler's) go as usual, except that its head is sent at once and
+ * its body `ms` later: a slow answer, or an event stream that opens and says nothing. A client gone
+ * meanwhile is sent nothing more.
+ */
+function stallBody(res: ServerResponse, ms: number): void {
+  const gate = waitForClient(ms, res);
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  const write = res.write.bind(res) as (chunk: unknown) => boolean;
+  const end = res.end.bind(res) as (chunk?: unknown) => ServerResponse;
+  let queue: Promise<unknown> = gate;
+  const later = (send: () => void) => {
+    queue = queue.then((open) => {
+      if (open && !res.destroyed) send();
+      return open;
+    });
+  };
+  res.writeHead = ((...args: unknown[]) => {
+    writeHead(...args);
+    res.flushHeaders();
+    return res;
+  }) as ServerResponse['writeHead'];
+  res.write = ((chunk: unknown) => {
+    later(() => write(chunk));
+    return true;
+  }) as ServerResponse['write'];
+  res.end = ((chunk?: unknown) => {
+    later(() => (chunk === undefined || typeof chunk === 'function' ? end() : end(chunk)));
+    return res;
+  }) as ServerResponse['end'];
 }
 
 /** Lets the handler answer as usual but ends the connection after `limit` bytes of body. */
