@@ -15,7 +15,12 @@
 
 import type { Agent, ClientRequest } from 'node:http';
 import { NetworkError, UsageError } from '../errors/errors.js';
-import { isLoopbackHost, maskProxyUrl, redactUrlSecrets } from '../output/secrets.js';
+import {
+  isLoopbackHost,
+  maskProxyUrl,
+  redactUrlSecrets,
+  rememberProxyCredentials,
+} from '../output/secrets.js';
 
 export interface ProxyServer {
   url: URL;
@@ -78,6 +83,9 @@ function proxyUrl(variable: string, value: string): URL {
       hint: 'set it as http://host:port, with user:password@ before the host where the proxy asks for them',
     });
   }
+  // Its password (or a user name alone, which some proxies take as a token) is a secret: masked in
+  // every form aip or a proxy's answer could show it, the agent's Basic credentials included.
+  rememberProxyCredentials(url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UsageError(
       `${variable} names a ${url.protocol.slice(0, -1)} proxy (${maskProxyUrl(url)}): aip goes through http:// and https:// proxies only`,

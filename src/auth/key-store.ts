@@ -4,6 +4,7 @@
 // other, in an order that never loses it (the new place is written and read back before the old one
 // is emptied).
 
+import { ownValue } from '../lib/own.js';
 import { updateConfig } from '../settings/json-store.js';
 import { type KeychainEntry, keychainError } from '../settings/keychain.js';
 import type { Settings } from '../settings/resolve.js';
@@ -20,6 +21,8 @@ export interface SavedKey {
   removedFromKeychain: boolean;
   /** A keychain entry that could not be removed (it would take precedence over the file's key). */
   keychainLeft?: string;
+  /** keychainLeft because the keychain did not answer or could not be reached: what it holds is unknown. */
+  keychainUnreachable?: boolean;
 }
 
 /** Writes, reads back, and only then trusts the keychain; undefined when it worked, else why not. */
@@ -45,7 +48,7 @@ export async function saveKey(settings: Settings, key: string, insecure: boolean
     // one that exists: a profile name that is in no file is taken for a typo.
     let moved = false;
     await updateConfig(file, (data) => {
-      const stored = data.profiles[profile];
+      const stored = ownValue(data.profiles, profile);
       moved = stored?.['api-key'] !== undefined;
       if (stored && !moved) return false;
       const { 'api-key': _old, ...rest } = stored ?? {};
@@ -55,7 +58,7 @@ export async function saveKey(settings: Settings, key: string, insecure: boolean
   }
 
   await updateConfig(file, (data) => {
-    data.profiles[profile] = { ...data.profiles[profile], 'api-key': key };
+    data.profiles[profile] = { ...ownValue(data.profiles, profile), 'api-key': key };
   });
   const saved: SavedKey = {
     storage: 'file',
@@ -67,12 +70,15 @@ export async function saveKey(settings: Settings, key: string, insecure: boolean
     removedFromKeychain: false,
   };
   // The file holds the key now, where there is a keychain (--insecure-storage, or a keychain write
-  // that failed): an old entry left there would still be used first, so it goes.
-  if (entry) {
+  // that failed): an old entry left there would still be used first, so it goes. Unless the write
+  // failed because the keychain did not answer or could not be reached: the same would befall the
+  // removal (after the same wait), and the one warning of login says why the file holds the key.
+  if (entry && !entry.unreachable) {
     try {
       saved.removedFromKeychain = entry.remove();
     } catch (error) {
       saved.keychainLeft = keychainError(error);
+      if (entry.unreachable) saved.keychainUnreachable = true;
     }
   }
   return saved;
@@ -84,6 +90,8 @@ export interface RemovedKey {
   keychainLabel?: string;
   /** Why the keychain could not be emptied, if it could not. */
   keychainFailed?: string;
+  /** keychainFailed because it did not answer or could not be reached: whether it holds a key is unknown. */
+  keychainUnreachable?: boolean;
   /** The key removed from the file, if it held one. */
   file?: string;
 }
@@ -98,11 +106,12 @@ export async function removeKey(settings: Settings): Promise<RemovedKey> {
       if (entry.remove()) removed.keychain = held ?? '';
     } catch (error) {
       removed.keychainFailed = keychainError(error);
+      if (entry.unreachable) removed.keychainUnreachable = true;
     }
   }
   const profile = settings.profile;
   await updateConfig(settings.configFile, (data) => {
-    const stored = data.profiles[profile];
+    const stored = ownValue(data.profiles, profile);
     removed.file = stored?.['api-key'];
     if (!stored || removed.file === undefined) return false;
     delete stored['api-key'];

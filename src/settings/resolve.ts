@@ -4,7 +4,8 @@
 // is stored in the OS keychain where there is one (settings/keychain.ts), else in the profile in the file.
 
 import { UsageError } from '../errors/errors.js';
-import { rememberSecret } from '../output/secrets.js';
+import { ownValue } from '../lib/own.js';
+import { assertKeySendable, rememberSecret } from '../output/secrets.js';
 import {
   type ConfigData,
   configPermissionProblems,
@@ -13,9 +14,9 @@ import {
   readConfigFile,
 } from './config-file.js';
 import type { Env, GlobalOptions } from './global-options.js';
-import { type KeychainEntry, keychainError, openKeychain } from './keychain.js';
+import { type KeychainEntry, KeychainUnreachable, keychainError, openKeychain } from './keychain.js';
 import { SETTINGS, type SettingKey } from './keys.js';
-import { BUILTIN_PROFILES, checkProfileName, DEFAULT_PROFILE, isBuiltinProfile } from './profiles.js';
+import { builtinProfile, checkProfileName, DEFAULT_PROFILE, isBuiltinProfile } from './profiles.js';
 
 export type SourceKind = 'flag' | 'env' | 'config' | 'keychain' | 'builtin' | 'default' | 'unset';
 
@@ -61,7 +62,7 @@ export class Settings {
   private newProfileAllowed = false;
   private cachedKeychain: KeychainEntry | string | undefined;
   /** The keychain's key for this profile, once asked (see keychainKey). */
-  private keychainRead: { key: string | undefined } | undefined;
+  private keychainRead: { key: string | undefined; failed?: unknown; told?: boolean } | undefined;
   private warn: (message: string) => void;
   private readonly debug: (message: string) => void;
 
@@ -112,7 +113,7 @@ export class Settings {
 
   /** The stored profile; an error for a name that is neither stored nor built in (a typo, usually). */
   storedProfile(): ProfileData | undefined {
-    const stored = this.config().profiles[this.profile];
+    const stored = ownValue(this.config().profiles, this.profile);
     if (!stored && !isBuiltinProfile(this.profile) && !this.newProfileAllowed) {
       throw new UsageError(
         `profile "${this.profile}" does not exist in ${this.configFile}: create it with 'aip --profile ${this.profile} config set <key> <value>' or 'aip --profile ${this.profile} auth login'`,
@@ -142,7 +143,7 @@ export class Settings {
         source: `config profile ${this.profile}`,
       };
     }
-    const builtin = BUILTIN_PROFILES[this.profile]?.[key];
+    const builtin = ownValue(builtinProfile(this.profile), key);
     if (builtin !== undefined)
       return { value: builtin, kind: 'builtin', source: `built-in profile ${this.profile}` };
     if (spec.fallback !== undefined) return { value: spec.fallback, kind: 'default', source: 'default' };
@@ -161,7 +162,35 @@ export class Settings {
   apiKey(): ResolvedKey | undefined {
     const resolved = this.findApiKey();
     rememberSecret(resolved?.key);
+    this.tellKeychainFailure(resolved);
+    // A key no HTTP header can carry (a line feed in it) is refused here, wherever it came from, before
+    // any request: Node's http would throw on each, and that would be retried as a network error.
+    if (resolved) assertKeySendable(resolved.key, resolved.source);
     return resolved;
+  }
+
+  /**
+   * A keychain that failed, said once: a warning when it cost the deadline (every command would wait
+   * that long, so the user is told why and what was used instead) or when no key was found at all (the
+   * "no API key" that follows needs its reason); otherwise (a locked store, no bus at that address) a
+   * debug note, and the file's key is used.
+   */
+  private tellKeychainFailure(resolved: ResolvedKey | undefined): void {
+    const read = this.keychainRead;
+    if (!read || read.failed === undefined || read.told) return;
+    read.told = true;
+    const why = keychainError(read.failed);
+    const timedOut = read.failed instanceof KeychainUnreachable && read.failed.timedOut;
+    if (!timedOut && resolved) {
+      this.debug(`keychain not read: ${why}`);
+      return;
+    }
+    const instead = !resolved
+      ? `no key of profile "${this.profile}" could be read from it`
+      : resolved.storage === 'file'
+        ? `using the key of profile "${this.profile}" in ${this.configFile}`
+        : `using the key from ${resolved.source}`;
+    this.warn(`${why}: ${instead} (AIP_KEYRING=off skips the keychain)`);
   }
 
   /**
@@ -182,15 +211,16 @@ export class Settings {
   private openedKeychain(): KeychainEntry | string {
     if (this.options.keychain !== true) return 'not asked';
     if (this.cachedKeychain === undefined) {
-      this.cachedKeychain = openKeychain(this.env, this.configFile, this.profile);
+      this.cachedKeychain = openKeychain(this.env, this.configFile, this.profile, this.debug);
       if (typeof this.cachedKeychain === 'string') this.debug(`keychain not used: ${this.cachedKeychain}`);
     }
     return this.cachedKeychain;
   }
 
   /**
-   * The key stored in the keychain, if any. A keychain that fails (locked, its service gone) is a
-   * debug-level note, not an error: the key in the file, if any, is used instead.
+   * The key stored in the keychain, if any. A keychain that fails (locked, its service gone, silent
+   * past its deadline) is not an error: the key in the file, if any, is used instead, and apiKey says
+   * why once (tellKeychainFailure).
    */
   private keychainKey(): string | undefined {
     // Asked once per command: each ask is a D-Bus call that can take seconds (or prompt, on a desktop
@@ -202,7 +232,8 @@ export class Settings {
       try {
         key = entry.get()?.trim() || undefined;
       } catch (error) {
-        this.debug(`keychain not read: ${keychainError(error)}`);
+        this.keychainRead = { key: undefined, failed: error };
+        return undefined;
       }
     }
     this.keychainRead = { key };
@@ -225,7 +256,7 @@ export class Settings {
       };
     if (stored)
       return { key: stored, kind: 'config', source: `config profile ${this.profile}`, storage: 'file' };
-    const builtin = BUILTIN_PROFILES[this.profile]?.['api-key'];
+    const builtin = builtinProfile(this.profile)?.['api-key'];
     if (builtin)
       return {
         key: builtin,

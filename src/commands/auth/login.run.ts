@@ -4,11 +4,11 @@
 
 import { keyFingerprint } from '../../auth/fingerprint.js';
 import { saveKey } from '../../auth/key-store.js';
-import { checkInference } from '../../auth/verify.js';
+import { probeInferenceKey } from '../../auth/verify.js';
 import type { Context } from '../../context.js';
 import { AUTH_HINT, AuthError, UsageError } from '../../errors/errors.js';
 import { promptSecret } from '../../output/prompt.js';
-import { rememberSecret } from '../../output/secrets.js';
+import { assertKeySendable, rememberSecret } from '../../output/secrets.js';
 import type { LoginOptions } from './login.js';
 
 export function keyFromStdin(text: string): string {
@@ -42,9 +42,11 @@ export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> 
   settings.allowNewProfile();
   const key = await readKey(ctx, opts.withKey === true);
   rememberSecret(key);
+  // Refused before it is checked: a key no HTTP header can carry would fail every request.
+  assertKeySendable(key, opts.withKey === true ? 'stdin' : 'the prompt');
 
   const check = await io.withSpinner('Checking the key against the inference model list…', () =>
-    checkInference(ctx, key),
+    probeInferenceKey(ctx, key),
   );
   if (check.key === 'rejected') {
     throw new AuthError(`the key was rejected by ${check.url} and was not saved (${check.detail})`, {
@@ -74,7 +76,11 @@ export async function runLogin(ctx: Context, opts: LoginOptions): Promise<void> 
       `Logged in: key ${keyFingerprint(key)} saved to profile "${profile}" in ${saved.where} (${accepted})`,
     );
     if (saved.removedFromKeychain) io.info(`Removed the key of profile "${profile}" from the keychain`);
-    if (saved.keychainLeft)
+    if (saved.keychainUnreachable)
+      io.warn(
+        `could not remove a key of profile "${profile}" from the keychain: ${saved.keychainLeft}; one stored there before would be used before the file's once it answers: then run 'aip auth logout' and log in again`,
+      );
+    else if (saved.keychainLeft)
       io.warn(
         `could not remove the key of profile "${profile}" from the keychain (${saved.keychainLeft}): it is used before the file's; run 'aip auth logout' and log in again`,
       );

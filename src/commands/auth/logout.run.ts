@@ -2,7 +2,7 @@ import { keyFingerprint } from '../../auth/fingerprint.js';
 import { removeKey } from '../../auth/key-store.js';
 import type { Context } from '../../context.js';
 import { CliError } from '../../errors/errors.js';
-import { BUILTIN_PROFILES } from '../../settings/profiles.js';
+import { builtinProfile } from '../../settings/profiles.js';
 
 export async function runLogout(ctx: Context): Promise<void> {
   const { io, settings } = ctx;
@@ -20,6 +20,10 @@ export async function runLogout(ctx: Context): Promise<void> {
       `Removed the key ${keyFingerprint(removed.file)} from profile "${profile}" in ${settings.configFile}`,
     );
   // A key left in the keychain is still used: not logged out, and said as a failure.
+  if (removed.keychainUnreachable)
+    throw new CliError(
+      `could not remove the key of profile "${profile}" from the keychain: ${removed.keychainFailed}; a key stored there, if any, is still there: run 'aip auth logout' again once it answers`,
+    );
   if (removed.keychainFailed)
     throw new CliError(
       `could not remove the key of profile "${profile}" from ${removed.keychainLabel} (${removed.keychainFailed}): it is still stored there`,
@@ -27,7 +31,7 @@ export async function runLogout(ctx: Context): Promise<void> {
   if (removed.keychain === undefined && !removed.file) io.info(`No key is stored for profile "${profile}"`);
   // Say what still provides a key, so that "logged out" is not mistaken for "no key will be sent".
   if (ctx.env.AIP_API_KEY?.trim()) io.warn('AIP_API_KEY is set in the environment and is still used');
-  else if (BUILTIN_PROFILES[profile]?.['api-key'])
+  else if (builtinProfile(profile)?.['api-key'])
     io.info(`Profile "${profile}" still uses its built-in emulator key`);
   else if (ctx.env.WANDB_API_KEY?.trim())
     io.warn('WANDB_API_KEY is set in the environment and is still used');
