@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors/errors.js';
 import { isObject } from '../lib/json.js';
+import { dictionary } from '../lib/own.js';
 import { rememberSecret } from '../output/secrets.js';
 import type { Env } from './global-options.js';
 import type { SettingKey } from './keys.js';
@@ -49,7 +50,7 @@ export function readConfigFile(file: string): ConfigData {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { profiles: {} };
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { profiles: dictionary() };
     throw new UsageError(`cannot read config file ${file}: ${code ?? (error as Error).message}`);
   }
   let parsed: unknown;
@@ -59,9 +60,12 @@ export function readConfigFile(file: string): ConfigData {
     throw corrupt(file, `is not valid JSON (${(error as Error).message.split('\n')[0]})`);
   }
   if (!isObject(parsed)) throw corrupt(file, 'does not hold a JSON object');
-  const profiles = parsed.profiles ?? {};
-  if (!isObject(profiles)) throw corrupt(file, 'has a "profiles" entry that is not an object');
-  for (const [name, profile] of Object.entries(profiles)) {
+  const given = parsed.profiles ?? {};
+  if (!isObject(given)) throw corrupt(file, 'has a "profiles" entry that is not an object');
+  // Dictionaries without a prototype: a profile (or a setting) is found by name only if the file holds
+  // it, never as something every object inherits (a profile named `constructor`, `toString`…).
+  const profiles = dictionary<ProfileData>();
+  for (const [name, profile] of Object.entries(given)) {
     if (!isObject(profile)) throw corrupt(file, `has a profile "${name}" that is not an object`);
     for (const [key, value] of Object.entries(profile)) {
       if (typeof value !== 'string')
@@ -70,8 +74,9 @@ export function readConfigFile(file: string): ConfigData {
     // Every stored key is masked wherever it would show, used by this command or not (a server may
     // echo one back, even to a command that sent none).
     rememberSecret(profile['api-key'] as string | undefined);
+    profiles[name] = dictionary(profile as ProfileData);
   }
-  return { ...parsed, profiles: profiles as Record<string, ProfileData> };
+  return { ...parsed, profiles };
 }
 
 export interface PermissionProblem {

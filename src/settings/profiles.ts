@@ -3,6 +3,7 @@
 // host, CoreWeave Forge. A stored profile of the same name overrides them value by value.
 
 import { UsageError } from '../errors/errors.js';
+import { dictionary, hasOwnKey, ownValue } from '../lib/own.js';
 import type { ProfileData } from './config-file.js';
 import {
   EMULATOR_DEFAULT_KEY,
@@ -23,7 +24,8 @@ const FORGE_BASE_URL = 'https://forge.coreweave.com/api/training/v1';
 
 const localUrls = emulatorUrls(`http://${EMULATOR_HOST}:${EMULATOR_DEFAULT_PORT}`);
 
-export const BUILTIN_PROFILES: Readonly<Record<string, Readonly<ProfileData>>> = {
+/** Without a prototype: a name is a built-in profile only if it is one of these (see lib/own.ts). */
+export const BUILTIN_PROFILES: Readonly<Record<string, Readonly<ProfileData>>> = dictionary({
   [DEFAULT_PROFILE]: {},
   [LOCAL_PROFILE]: {
     'base-url': localUrls.base,
@@ -33,7 +35,7 @@ export const BUILTIN_PROFILES: Readonly<Record<string, Readonly<ProfileData>>> =
     'api-key': EMULATOR_DEFAULT_KEY,
   },
   [FORGE_PROFILE]: { 'base-url': FORGE_BASE_URL },
-};
+});
 
 /** Every profile there is: the built-in ones, then those only in the config file. */
 export function profileNames(stored: Readonly<Record<string, unknown>>): string[] {
@@ -41,7 +43,12 @@ export function profileNames(stored: Readonly<Record<string, unknown>>): string[
 }
 
 export function isBuiltinProfile(name: string): boolean {
-  return Object.hasOwn(BUILTIN_PROFILES, name);
+  return hasOwnKey(BUILTIN_PROFILES, name);
+}
+
+/** The built-in profile of this name; undefined for any other name (`constructor` included). */
+export function builtinProfile(name: string): Readonly<ProfileData> | undefined {
+  return ownValue(BUILTIN_PROFILES, name);
 }
 
 export function checkProfileName(name: string): string {

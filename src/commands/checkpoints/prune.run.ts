@@ -4,6 +4,7 @@
 import type { Checkpoint } from '../../api/types.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors/errors.js';
+import { ownValue } from '../../lib/own.js';
 import { resolveModelArg, withModel } from '../../models/resolve.js';
 import { printTable } from '../../output/table.js';
 import { confirmDestructive } from '../confirm.js';
@@ -46,7 +47,7 @@ export function planPrune(checkpoints: readonly Checkpoint[], options: PruneOpti
   if (options.keepBest !== undefined) {
     const { metric, lowest } = parseKeepBest(options.keepBest);
     for (const c of steps) {
-      const value = c.metrics[metric];
+      const value = ownValue(c.metrics, metric);
       if (typeof value !== 'number') continue;
       if (!best || (lowest ? value < best.value : value > best.value))
         best = { metric, lowest, step: c.step, value };

@@ -4,6 +4,8 @@
 // as a stale entry here (test/commands/complete.test.ts walks the tree against this table).
 // Anything not listed completes to nothing: no files are offered where a file is not expected.
 
+import { ownValue } from '../../lib/own.js';
+
 /**
  * file and directory: the shell completes paths. profile: built-in and stored profile names. job: the
  * ids of jobs created from this machine. model: names of models created from this machine.
@@ -58,9 +60,9 @@ export const ARGUMENT_VALUES = {
 } as const satisfies Record<string, ValueKind>;
 
 export function optionValueKind(commandPath: string, longFlag: string): ValueKind | undefined {
-  return (OPTION_VALUES as Record<string, ValueKind>)[`${commandPath} ${longFlag}`];
+  return ownValue(OPTION_VALUES as Record<string, ValueKind>, `${commandPath} ${longFlag}`);
 }
 
 export function argumentValueKind(commandPath: string, argument: string): ValueKind | undefined {
-  return (ARGUMENT_VALUES as Record<string, ValueKind>)[`${commandPath} <${argument}>`];
+  return ownValue(ARGUMENT_VALUES as Record<string, ValueKind>, `${commandPath} <${argument}>`);
 }

@@ -4,11 +4,12 @@
 // permissions are wrong; the command the user then runs says it).
 
 import { finalOf, readJobRecord } from '../../jobs/local-record.js';
+import { hasOwnKey } from '../../lib/own.js';
 import { recordFile } from '../../local-record/file.js';
 import { fullName, type RememberedModel, readModelRecord } from '../../models/local-record.js';
 import { configFilePath } from '../../settings/config-file.js';
 import type { Env, GlobalOptions } from '../../settings/global-options.js';
-import { BUILTIN_PROFILES, profileNames } from '../../settings/profiles.js';
+import { isBuiltinProfile, profileNames } from '../../settings/profiles.js';
 import { Settings } from '../../settings/resolve.js';
 import type { ValueKind } from './value-kinds.js';
 
@@ -52,8 +53,8 @@ export class LocalValues {
     const names = profileNames(stored);
     return names.map((value) => ({
       value,
-      description: Object.hasOwn(BUILTIN_PROFILES, value)
-        ? Object.hasOwn(stored, value)
+      description: isBuiltinProfile(value)
+        ? hasOwnKey(stored, value)
           ? 'built in, changed in the config file'
           : 'built in'
         : 'in the config file',

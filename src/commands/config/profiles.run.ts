@@ -1,8 +1,9 @@
 import type { Context } from '../../context.js';
+import { hasOwnKey, ownValue } from '../../lib/own.js';
 import { printTable } from '../../output/table.js';
 import { readConfigFile } from '../../settings/config-file.js';
 import { openKeychain } from '../../settings/keychain.js';
-import { BUILTIN_PROFILES, profileNames } from '../../settings/profiles.js';
+import { builtinProfile, isBuiltinProfile, profileNames } from '../../settings/profiles.js';
 
 /**
  * Where a profile's own key is stored: in the file, or in the keychain (asked once per profile that
@@ -24,12 +25,12 @@ export async function runProfiles(ctx: Context): Promise<void> {
   const stored = readConfigFile(settings.configFile).profiles;
   const names = profileNames(stored);
   const rows = names.map((name) => {
-    const keyStorage = storedKeyIn(ctx, name, Boolean(stored[name]?.['api-key']));
+    const keyStorage = storedKeyIn(ctx, name, Boolean(ownValue(stored, name)?.['api-key']));
     return {
       name,
       active: name === settings.profile,
-      builtin: Object.hasOwn(BUILTIN_PROFILES, name),
-      stored: Object.hasOwn(stored, name),
+      builtin: isBuiltinProfile(name),
+      stored: hasOwnKey(stored, name),
       key_stored: keyStorage !== undefined,
       key_storage: keyStorage ?? null,
     };
@@ -47,7 +48,7 @@ export async function runProfiles(ctx: Context): Promise<void> {
       value: (r) => {
         if (r.key_storage === 'keychain') return 'keychain';
         if (r.key_stored) return 'stored';
-        return r.builtin && BUILTIN_PROFILES[r.name]?.['api-key'] ? 'built-in' : '';
+        return r.builtin && builtinProfile(r.name)?.['api-key'] ? 'built-in' : '';
       },
     },
   ]);

@@ -3,6 +3,7 @@
 
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors/errors.js';
+import { ownValue } from '../../lib/own.js';
 import { updateConfig } from '../../settings/json-store.js';
 import { SETTINGS, type SettingKey } from '../../settings/keys.js';
 
@@ -22,7 +23,7 @@ export async function runSet(ctx: Context, key: SettingKey, rawValue: string): P
   const { settings, io } = ctx;
   settings.allowNewProfile();
   await updateConfig(settings.configFile, (data) => {
-    data.profiles[settings.profile] = { ...data.profiles[settings.profile], [key]: value };
+    data.profiles[settings.profile] = { ...ownValue(data.profiles, settings.profile), [key]: value };
   });
   io.info(`Set ${key} to ${value} in profile "${settings.profile}"`);
   const warning = spec.warning?.(value);

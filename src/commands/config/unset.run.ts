@@ -2,6 +2,7 @@
 // again. The write is atomic, as set's is.
 
 import type { Context } from '../../context.js';
+import { ownValue } from '../../lib/own.js';
 import { updateConfig } from '../../settings/json-store.js';
 import type { SettingKey } from '../../settings/keys.js';
 
@@ -10,8 +11,8 @@ export async function runUnset(ctx: Context, key: SettingKey): Promise<void> {
   const profile = settings.profile;
   settings.storedProfile(); // a profile name that does not exist is a typo, reported as such
   const wrote = await updateConfig(settings.configFile, (data) => {
-    const stored = data.profiles[profile];
-    if (stored?.[key] === undefined) return false;
+    const stored = ownValue(data.profiles, profile);
+    if (!stored || ownValue(stored, key) === undefined) return false;
     delete stored[key];
   });
   io.info(wrote ? `Unset ${key} in profile "${profile}"` : `${key} is not set in profile "${profile}"`);

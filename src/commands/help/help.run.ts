@@ -4,6 +4,7 @@
 import type { CommandUnknownOpts as Command } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { EXIT_CODE_TABLE, UsageError } from '../../errors/errors.js';
+import { ownValue } from '../../lib/own.js';
 import { SETTING_KEYS, SETTINGS } from '../../settings/keys.js';
 
 export const ENVIRONMENT: ReadonlyArray<[name: string, meaning: string]> = [
@@ -56,7 +57,7 @@ export async function runHelp(ctx: Context, program: Command, topic: string[]): 
     program.outputHelp();
     return;
   }
-  const text = topic.length === 1 ? TOPICS[topic[0]!] : undefined;
+  const text = topic.length === 1 ? ownValue(TOPICS, topic[0]!) : undefined;
   if (text) {
     ctx.io.write(text());
     return;
