@@ -19,6 +19,7 @@
 
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StorageFullError } from './durable/persistence.js';
 import { type Api, Exchange } from './exchange.js';
 import { authenticate } from './steps/authenticate.js';
 import { controlTakesJson } from './steps/control-json.js';
@@ -70,12 +71,20 @@ function begin(a: Arrival, body: Buffer, emulator: EmulatorParts): InFlight {
     requestId,
     state: emulator.state,
   });
-  // Jobs move on with time: bring them up to now before anyone looks (store/jobs.ts).
-  emulator.state.jobs.advance(Date.now());
+  // Jobs move on with time: bring them up to now before anyone looks (store/jobs.ts). On a full disk
+  // they stay as last written (the write's error is logged once): what is there is still served.
+  try {
+    emulator.state.jobs.advance(Date.now());
+  } catch (error) {
+    if (!(error instanceof StorageFullError)) throw error;
+  }
   return { ...a, x, match: emulator.router.match(method, path) };
 }
 
-/** The request handler of one emulator. Errors a step throws are the server's to answer (500). */
+/**
+ * The request handler of one emulator. A write refused for want of space is a 507 naming the cause, in
+ * the API's error shape; other errors a step throws are the server's to answer (500).
+ */
 export function requestHandler(
   emulator: EmulatorParts,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
@@ -90,8 +99,16 @@ export function requestHandler(
     for (const step of STEPS) {
       // Awaited only when a step is asynchronous (a fault's delay, the handler): a request goes from
       // its body to its handler in one turn, with nothing of another request's in between.
-      let outcome = step(c, emulator);
-      if (outcome instanceof Promise) outcome = await outcome;
+      let outcome: Awaited<ReturnType<Step>>;
+      try {
+        const running = step(c, emulator);
+        outcome = running instanceof Promise ? await running : running;
+      } catch (error) {
+        if (!(error instanceof StorageFullError)) throw error;
+        if (c.x.answered) res.destroy();
+        else c.x.error(507, error.message);
+        return;
+      }
       if (outcome === 'handled') return;
     }
   };

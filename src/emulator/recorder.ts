@@ -3,7 +3,7 @@
 // Bounded, so that a long benchmark cannot grow it without limit. Written through to the state
 // directory as requests come and are answered.
 
-import { noPersistence, type Persistence, seqId } from './durable/persistence.js';
+import { noPersistence, type Persistence, StorageFullError, seqId } from './durable/persistence.js';
 
 export interface RequestRecord {
   seq: number;
@@ -28,6 +28,18 @@ const MAX_BINARY_BODY = 16 * 1024;
 const MAX_STORED_BODY = 1024 * 1024;
 /** Oldest records go once the stored bodies pass this, or the count passes the capacity. */
 const MAX_STORED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A write of the record that a full disk refuses is let go (the record is kept in memory only): the
+ * request it records is served all the same, a read in particular (the write's own error says why).
+ */
+function keptIfSpace(write: () => void): void {
+  try {
+    write();
+  } catch (error) {
+    if (!(error instanceof StorageFullError)) throw error;
+  }
+}
 
 export function describeBody(body: Buffer, contentType: string | undefined): unknown {
   if (body.length === 0) return null;
@@ -74,14 +86,14 @@ export class RequestLog {
     const full = { seq: this.nextSeq++, ...record };
     this.records.push({ record: full, bytes });
     this.storedBytes += bytes;
-    this.persist.put('request', seqId(full.seq), { record: full, bytes });
+    keptIfSpace(() => this.persist.put('request', seqId(full.seq), { record: full, bytes }));
     while (
       this.records.length > this.capacity ||
       (this.storedBytes > MAX_STORED_BYTES && this.records.length > 1)
     ) {
       const old = this.records.shift()!;
       this.storedBytes -= old.bytes;
-      this.persist.remove('request', seqId(old.record.seq));
+      keptIfSpace(() => this.persist.remove('request', seqId(old.record.seq)));
       this.dropped++;
     }
     return full;
@@ -92,10 +104,12 @@ export class RequestLog {
     this.counts.set(record.route, (this.counts.get(record.route) ?? 0) + 1);
     // The record just answered is among the last few: looked for from the end.
     const kept = this.records.findLast((r) => r.record === record);
-    this.persist.batch(() => {
-      if (kept) this.persist.put('request', seqId(record.seq), kept);
-      this.persist.put('meta', 'requests', { next: this.nextSeq, counts: Object.fromEntries(this.counts) });
-    });
+    keptIfSpace(() =>
+      this.persist.batch(() => {
+        if (kept) this.persist.put('request', seqId(record.seq), kept);
+        this.persist.put('meta', 'requests', { next: this.nextSeq, counts: Object.fromEntries(this.counts) });
+      }),
+    );
   }
 
   list(filter: { method?: string; path?: string } = {}): RequestRecord[] {

@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EMULATOR_DEFAULT_KEY, EMULATOR_HOST, emulatorUrls } from '../settings/local-platform.js';
-import { noPersistence } from './durable/persistence.js';
+import { noPersistence, StorageFullError } from './durable/persistence.js';
 import { openSqlitePersistence } from './durable/sqlite.js';
 import { FaultStore } from './faults.js';
 import { type OwnNames, ownNames } from './guard.js';
@@ -85,6 +85,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     trainingChatStream: options.trainingChatStream,
     persistence,
   });
+  // A full disk is logged once (its writes are answered 507 each, pipeline.ts), not per request.
+  let toldFull = false;
+  if (persistence.durable)
+    persistence.onFull = (error) => {
+      if (toldFull) return;
+      toldFull = true;
+      options.log?.(`${error.message}; until then writes are answered 507 and reads are served`);
+    };
   const faults = new FaultStore();
   const requests = state.requests;
   const router = new Router<RouteDef>();
@@ -109,6 +117,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   });
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
+      if (error instanceof StorageFullError) {
+        // Logged once already (persistence.onFull).
+        if (!res.headersSent) {
+          res.writeHead(507, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ detail: error.message }));
+        } else res.destroy();
+        return;
+      }
       options.log?.(`500 ${req.method} ${req.url}: ${(error as Error).stack ?? error}`);
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' });

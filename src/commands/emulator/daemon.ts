@@ -63,8 +63,14 @@ export interface EmulatorHealth {
   counts?: Record<string, number>;
 }
 
-/** What answers at an origin: the emulator (with its health), something that refuses the key, nothing. */
-export type Probe = { health: EmulatorHealth } | { refused: true } | undefined;
+/**
+ * What answers at an origin: the emulator (with its health), something that refuses the key (an
+ * emulator says its pid even then), nothing.
+ */
+export type Probe = { health: EmulatorHealth } | { refused: true; pid?: number } | undefined;
+
+/** The header an emulator's refusal of a control request carries (src/emulator/steps/authenticate.ts). */
+const EMULATOR_PID_HEADER = 'x-aip-emulator-pid';
 
 /** The key that opens the control routes of the emulator a record names (or of one started with defaults). */
 export function controlKeyOf(state: DaemonState | undefined): string {
@@ -82,7 +88,10 @@ export async function probeEmulator(ctx: Context, origin: string, key: string): 
       headers: { accept: 'application/json', authorization: `Bearer ${key}` },
       signal: AbortSignal.timeout(2000),
     });
-    if (res.status === 401) return { refused: true };
+    if (res.status === 401) {
+      const pid = Number(res.headers[EMULATOR_PID_HEADER]);
+      return Number.isSafeInteger(pid) && pid > 0 ? { refused: true, pid } : { refused: true };
+    }
     if (res.status !== 200) return undefined;
     const body = JSON.parse(res.body.toString('utf8')) as EmulatorHealth;
     return body.ok === true && typeof body.pid === 'number' ? { health: body } : undefined;

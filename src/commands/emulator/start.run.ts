@@ -130,10 +130,14 @@ function printBanner(ctx: Context, emu: RunningEmulator, keys: string[]): void {
 async function runForeground(ctx: Context, opts: EmulatorStartOptions): Promise<void> {
   const keys = apiKeys(ctx, opts);
   const emu = await listen(ctx, opts, keys);
+  // What the state directory's check found worth a warning (writable by others), said once: here, or
+  // by the command that detached this one.
+  const notes = emu.state.persistence.notes ?? [];
   if (ctx.env[NOTIFY_ENV] === '1' && process.send) {
-    process.send({ type: 'ready', port: emu.port, origin: emu.origin });
+    process.send({ type: 'ready', port: emu.port, origin: emu.origin, notes });
   } else {
     printBanner(ctx, emu, keys);
+    for (const note of notes) ctx.io.warn(note);
   }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -197,14 +201,14 @@ async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<vo
     },
   });
   closeSync(log);
-  const ready = await new Promise<{ port: number; origin: string }>((resolve, reject) => {
+  const ready = await new Promise<{ port: number; origin: string; notes?: string[] }>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill();
       reject(new CliError(`the emulator did not start within ${START_TIMEOUT_MS / 1000}s; see ${files.log}`));
     }, START_TIMEOUT_MS);
     child.once('message', (message) => {
       clearTimeout(timer);
-      resolve(message as { port: number; origin: string });
+      resolve(message as { port: number; origin: string; notes?: string[] });
     });
     child.once('exit', () => {
       clearTimeout(timer);
@@ -237,6 +241,7 @@ async function runDetached(ctx: Context, opts: EmulatorStartOptions): Promise<vo
     throw writeError(files.state, error, { outcome: 'the emulator was stopped' });
   }
   report(ctx, state, `started in the background (pid ${state.pid}); stop it with: aip emulator stop`);
+  for (const note of ready.notes ?? []) if (typeof note === 'string') ctx.io.warn(note);
 }
 
 /** SIGTERM, and its end waited for (at most a few seconds): its port is free again. */

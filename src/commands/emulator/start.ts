@@ -8,7 +8,7 @@ import { examples } from '../examples.js';
 import { collect } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
 
-function parsePort(value: string): number {
+export function parsePort(value: string): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || port > 65535)
     throw new InvalidArgumentError('expected a port from 0 to 65535 (0: any free port)');

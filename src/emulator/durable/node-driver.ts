@@ -61,6 +61,7 @@ export function nodeSqliteBinding(): SqliteBinding | undefined {
   return {
     name: 'node:sqlite',
     osLock: true,
-    open: (file) => connectionTo(new sqlite.DatabaseSync(file)),
+    open: (file, options) =>
+      connectionTo(new sqlite.DatabaseSync(file, { readOnly: options?.readOnly ?? false })),
   };
 }

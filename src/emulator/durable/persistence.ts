@@ -22,6 +22,10 @@ export interface Persistence {
   readonly dir: string | undefined;
   /** The SQLite binding it is written through (node:sqlite, node-sqlite3-wasm), when durable. */
   readonly driver: string | undefined;
+  /** What was found when it was opened and is worth a warning (a directory writable by others). */
+  readonly notes?: readonly string[];
+  /** Told of every write refused for want of space (the emulator logs the first). */
+  onFull?: (error: StorageFullError) => void;
   put(kind: DocKind, id: string, value: unknown, bytes?: Uint8Array): void;
   remove(kind: DocKind, id: string): void;
   /** Removes every document of `kind` whose id starts with `prefix` ("" for all of them). */
@@ -33,6 +37,23 @@ export interface Persistence {
   /** Counts of each kind, for `aip emulator status`. */
   counts(): Partial<Record<DocKind, number>>;
   close(): void;
+}
+
+/**
+ * A write refused for want of space (SQLITE_FULL, ENOSPC, a quota): nothing of it was kept, and what
+ * was there before still is. The emulator answers it 507, naming the cause, and goes on serving reads.
+ */
+export class StorageFullError extends Error {
+  override name = 'StorageFullError';
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    super(
+      `the emulator's state could not be written: no space left on the device that holds ${file} (${(cause as Error)?.message ?? cause}); free some space`,
+      { cause },
+    );
+  }
 }
 
 /** The state of `--ephemeral`: kept in memory only, gone when the emulator stops. */

@@ -50,9 +50,11 @@ export interface SqliteBinding {
   readonly osLock: boolean;
   /**
    * Opens (creating) the database. Called only by the owner of the state directory (owner-lock.ts), so
-   * a lock another process left beside the file is no longer anyone's and may be cleared.
+   * a lock another process left beside the file is no longer anyone's and may be cleared. `readOnly`:
+   * opened to look only (whose the database is, sqlite.ts): it writes nothing, and on close does not
+   * checkpoint a WAL it finds.
    */
-  open(file: string): SqliteConnection;
+  open(file: string, options?: { readOnly?: boolean }): SqliteConnection;
 }
 
 /**

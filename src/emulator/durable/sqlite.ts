@@ -12,14 +12,36 @@
 // may open the directory at all is decided before, by its owner file (owner-lock.ts), so that a second
 // emulator is refused at once whatever its binding. The database is checked (quick_check) and its
 // format verified before anything is served.
+//
+// The directory is the emulator's own, and nothing else is written to: its database carries aip's mark
+// in SQLite's header (PRAGMA application_id, written into a new database before anything else), and an
+// existing one without it is opened only if it is an earlier aip's (its `docs` table, its format
+// record: read without writing, then marked). Anything else (another application's database, one with
+// no tables, a file that is not SQLite) is refused with its bytes untouched, and so is a symbolic link
+// in place of the directory, the database or anything beside it. Made here: the directory 0700, the
+// database 0600; existing ones writable by others are warned about (Persistence.notes), not changed.
 
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  readSync,
+  type Stats,
+  statfsSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { CliError } from '../../errors/errors.js';
+import { type CliError, UsageError } from '../../errors/errors.js';
+import { describeFsError, fsErrorCode, isFsError } from '../../fs/write-error.js';
 import { chooseSqliteBinding } from './choose-sqlite.js';
 import { claimOwner, OWNER_FILE, OWNER_PASSING, type Owner, type OwnerLock, ownerOf } from './owner-lock.js';
-import type { DocKind, Persistence, StoredDoc } from './persistence.js';
+import { type DocKind, type Persistence, StorageFullError, type StoredDoc } from './persistence.js';
 import { type SqliteBinding, type SqliteDriver, withTransactions } from './sqlite-driver.js';
 
 /** What the state directory holds: the database (its companions beside it), and its owner. */
@@ -29,14 +51,46 @@ const COMPANIONS = ['-wal', '-shm', '-journal', '.lock'].map((suffix) => `${DB_F
 /** The format of the database; a newer one is refused rather than misread. */
 const FORMAT = 'aip-emulator-state';
 const VERSION = 1;
+/**
+ * aip's mark in the database's header (SQLite's application_id, bytes 68–71): "AIPE". Written into a
+ * new database first of all, and into an earlier aip's when it is opened.
+ */
+export const APPLICATION_ID = 0x41495045;
+/** The file header SQLite starts a database with. */
+const SQLITE_MAGIC = 'SQLite format 3\0';
+/** The one table of the store, as every aip has made it: how an earlier aip's database is known. */
+const DOCS_COLUMNS = ['kind', 'id', 'value', 'bytes'];
 
 export interface SqliteOptions {
   /** AIP_EMULATOR_SQLITE: `node`, `wasm`, or unset for the default (choose-sqlite.ts). */
   sqlite?: string;
 }
 
+// Nothing is started when the directory is refused: as an unusable setting, exit 2 (docs/settings.md).
 function refuse(dir: string, why: string): CliError {
-  return new CliError(`the emulator state directory ${dir} ${why}`);
+  return new UsageError(`the emulator state directory ${dir} ${why}`);
+}
+
+const LEFT = 'it is left as it is';
+
+/** A database that is not the emulator's: named, and left as it is. */
+class NotOurs extends Error {}
+
+function statOf(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if (fsErrorCode(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function linkTarget(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '?';
+  }
 }
 
 function inUse(dir: string, owner: Owner | undefined, elsewhere = false): CliError {
@@ -55,15 +109,46 @@ function foreignEntries(dir: string): string[] {
   return readdirSync(dir).filter((name) => !ours.has(name) && !OWNER_PASSING.test(name));
 }
 
-/** Makes the directory (0700) if need be; refuses one that holds what is not an emulator's. */
-function prepareDir(dir: string, file: string): void {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
+/**
+ * Makes the directory (0700) if need be; refuses a symbolic link in place of it or of anything of the
+ * emulator's in it, and a directory that holds what is not an emulator's. Notes what is writable by others.
+ */
+function prepareDir(dir: string, file: string, notes: string[]): void {
+  const stats = statOf(dir);
+  if (stats?.isSymbolicLink())
     throw refuse(
       dir,
-      `cannot be made (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      `is a symbolic link (to ${linkTarget(dir)}): the emulator follows none, and ${LEFT}; give --state-dir a directory of its own`,
     );
+  if (stats && !stats.isDirectory()) throw refuse(dir, `is not a directory; ${LEFT}`);
+  if (!stats) {
+    try {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      // As made, whatever the umask.
+      chmodSync(dir, 0o700);
+    } catch (error) {
+      if (!isFsError(error)) throw error;
+      throw refuse(dir, `cannot be made: ${describeFsError(error)}`);
+    }
+  } else if (process.platform !== 'win32' && stats.mode & 0o022) {
+    notes.push(writableByOthers(dir, stats, 0o700));
+  }
+  for (const name of [DB_FILE, ...COMPANIONS, OWNER_FILE]) {
+    const path = join(dir, name);
+    const entry = statOf(path);
+    if (!entry) continue;
+    if (entry.isSymbolicLink())
+      throw refuse(
+        dir,
+        `holds ${name} as a symbolic link (to ${linkTarget(path)}): the emulator follows none, and ${LEFT}; give --state-dir a directory of its own`,
+      );
+    // SQLite's companions and the owner record are files; the WebAssembly build's lock is a directory.
+    const expected = name.endsWith('.lock') ? entry.isDirectory() : entry.isFile();
+    if (!expected)
+      throw refuse(
+        dir,
+        `holds ${name}, which is not the ${name.endsWith('.lock') ? 'directory' : 'file'} the emulator keeps there; ${LEFT}`,
+      );
   }
   if (existsSync(file)) return;
   const others = foreignEntries(dir);
@@ -74,18 +159,88 @@ function prepareDir(dir: string, file: string): void {
     );
 }
 
+function writableByOthers(path: string, stats: Stats, mode: number): string {
+  const was = (stats.mode & 0o777).toString(8).padStart(4, '0');
+  return `${path} is writable by others (mode ${was}): anyone who can write it can change or replace the emulator's state; the emulator makes it ${mode.toString(8).padStart(4, '0')} (chmod ${mode.toString(8)} ${path})`;
+}
+
+/** The first 100 bytes of the file (SQLite's header), read without following a link. */
+function headerOf(file: string): Buffer {
+  const fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  try {
+    const header = Buffer.alloc(100);
+    const n = readSync(fd, header, 0, 100, 0);
+    return header.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Whose the existing database is, read without writing anything: `new` (none, or an empty file an
+ * emulator made and stopped before its first write), `ours` (aip's mark), `earlier` (an earlier aip's:
+ * its docs table and format record, no mark). Throws NotOurs for anything else.
+ */
+function ownerOfDatabase(binding: SqliteBinding, file: string): 'new' | 'ours' | 'earlier' {
+  const stats = statOf(file);
+  if (!stats || stats.size === 0) return 'new';
+  const header = headerOf(file);
+  if (header.length < 100 || header.toString('latin1', 0, 16) !== SQLITE_MAGIC)
+    throw new Error('file is not a database');
+  const marked = header.readInt32BE(68);
+  if (marked === APPLICATION_ID) return 'ours';
+  if (marked !== 0)
+    throw new NotOurs(`another application's: its application id is 0x${(marked >>> 0).toString(16)}`);
+  // No mark in the file's own header: an earlier aip's, one whose mark is still in its WAL, or another
+  // application's. Read-only, it neither writes nor checkpoints what it finds.
+  const db = binding.open(file, { readOnly: true });
+  try {
+    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    if (Number(db.prepare('PRAGMA application_id').get()?.application_id) === APPLICATION_ID) return 'ours';
+    const schema = db.prepare('SELECT type, name FROM sqlite_master').all();
+    const names = schema.map((row) => `${String(row.name)}`);
+    const docs = schema.length === 1 && schema[0]?.type === 'table' && schema[0]?.name === 'docs';
+    const columns = docs
+      ? db
+          .prepare('PRAGMA table_info(docs)')
+          .all()
+          .map((row) => String(row.name))
+      : [];
+    if (docs && columns.join() === DOCS_COLUMNS.join()) {
+      const format = db.prepare("SELECT value FROM docs WHERE kind = 'meta' AND id = 'format'").get();
+      if (
+        format
+          ? String(format.value).includes(`"format":"${FORMAT}"`)
+          : !db.prepare('SELECT 1 FROM docs LIMIT 1').get()
+      )
+        return 'earlier';
+    }
+    throw new NotOurs(
+      names.length === 0
+        ? "a SQLite database without aip's mark, and without tables"
+        : `a SQLite database without aip's mark (its tables: ${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''})`,
+    );
+  } finally {
+    db.close();
+  }
+}
+
 /** Opens the database in WAL and exclusive locking mode, and takes its lock now. */
-function openLocked(binding: SqliteBinding, file: string): SqliteDriver {
+function openLocked(binding: SqliteBinding, file: string, fresh: boolean): SqliteDriver {
   // Made 0600 before anything is in it (it holds what users sent); SQLite gives its journal files the
   // database file's mode.
   try {
     closeSync(openSync(file, 'wx', 0o600));
+    chmodSync(file, 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
   const db = withTransactions(binding.open(file));
   try {
     db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    // aip's mark first of all, in the file's own header (before WAL): a database stopped at any moment
+    // after this is known as the emulator's.
+    if (fresh) db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
     const mode = db.prepare('PRAGMA journal_mode = WAL').get()?.journal_mode;
     if (mode !== 'wal') throw new Error(`its journal cannot be WAL (${String(mode)})`);
     db.exec('PRAGMA synchronous = NORMAL');
@@ -121,20 +276,57 @@ function checkFormat(db: SqliteDriver): void {
     throw new Error(
       `it was written by a newer aip (format version ${format.version}; this one reads ${VERSION})`,
     );
+  // An earlier aip's database: marked now.
+  if (Number(db.prepare('PRAGMA application_id').get()?.application_id) !== APPLICATION_ID)
+    db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
 }
 
 export function openSqlitePersistence(dir: string, options: SqliteOptions = {}): Persistence {
   const binding = chooseSqliteBinding(options.sqlite);
+  try {
+    return openIn(dir, binding);
+  } catch (error) {
+    // Whatever the file system refused (a directory that cannot be read, a full disk): one line, its path.
+    if (!isFsError(error)) throw error;
+    const path = error.path && error.path !== dir ? ` (${error.path})` : '';
+    throw refuse(
+      dir,
+      `cannot be used: ${describeFsError(error)}${path}; nothing was changed in it: check that it is yours, readable and writable, or give another --state-dir`,
+    );
+  }
+}
+
+function openIn(dir: string, binding: SqliteBinding): Persistence {
   const file = join(dir, DB_FILE);
-  prepareDir(dir, file);
+  const notes: string[] = [];
+  prepareDir(dir, file, notes);
   // A record from another machine is left alone by a binding without the operating system's lock, and
   // taken by one with it, whose lock then says whether that emulator still has the database open.
   const claim = claimOwner(dir, { elsewhere: binding.osLock ? 'take' : 'leave' });
   if ('busy' in claim) throw inUse(dir, claim.busy, claim.elsewhere);
   const owner = claim.held;
+  let whose: 'new' | 'ours' | 'earlier';
+  try {
+    whose = ownerOfDatabase(binding, file);
+  } catch (error) {
+    owner.giveBack();
+    if (error instanceof NotOurs)
+      throw refuse(
+        dir,
+        `has a database that is not an emulator's (${file}: ${error.message}); ${LEFT}: move it away, or give another --state-dir`,
+      );
+    if (isFsError(error)) throw error;
+    throw refuse(
+      dir,
+      `has a database that cannot be opened (${file}: ${(error as Error).message}); ${LEFT}: move it away, or give another --state-dir`,
+    );
+  }
+  const existing = statOf(file);
+  if (existing && process.platform !== 'win32' && existing.mode & 0o022)
+    notes.push(writableByOthers(file, existing, 0o600));
   let db: SqliteDriver;
   try {
-    db = openLocked(binding, file);
+    db = openLocked(binding, file, whose === 'new');
   } catch (error) {
     owner.giveBack();
     const message = (error as Error).message;
@@ -157,7 +349,7 @@ export function openSqlitePersistence(dir: string, options: SqliteOptions = {}):
       `has a database that is damaged or not the emulator's (${(error as Error).message}); it is left as it is: move it away, or give another --state-dir`,
     );
   }
-  return storeOver(db, dir, binding.name, owner);
+  return storeOver(db, dir, binding.name, owner, notes);
 }
 
 /** A blob as the stores keep it: a plain Uint8Array (a binding may give a Buffer). */
@@ -166,26 +358,64 @@ function plainBytes(value: unknown): Uint8Array | undefined {
   return value.constructor === Uint8Array ? value : new Uint8Array(value);
 }
 
-function storeOver(db: SqliteDriver, dir: string, driver: string, owner: OwnerLock): Persistence {
+/** Whether a write failed for want of space: SQLite's SQLITE_FULL, or an I/O error on a full file system. */
+function isFull(error: unknown, dir: string): boolean {
+  const {
+    message = '',
+    errcode,
+    code,
+  } = (error ?? {}) as { message?: string; errcode?: number; code?: string };
+  if ((errcode ?? 0) % 256 === 13 || /database or disk is full|SQLITE_FULL/i.test(message)) return true;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return true;
+  // The WebAssembly build reports any failed write as "disk I/O error": the file system says whether it is full.
+  if (!/disk I\/O error|SQLITE_IOERR/i.test(message)) return false;
+  try {
+    return statfsSync(dir).bavail === 0;
+  } catch {
+    return false;
+  }
+}
+
+function storeOver(
+  db: SqliteDriver,
+  dir: string,
+  driver: string,
+  owner: OwnerLock,
+  notes: readonly string[],
+): Persistence {
+  const file = join(dir, DB_FILE);
+  // A write that fails for want of space is a StorageFullError (answered 507, pipeline.ts); SQLite has
+  // rolled it back, and what is already there is still read.
+  const writing = <T>(work: () => T): T => {
+    try {
+      return work();
+    } catch (error) {
+      if (error instanceof StorageFullError || !isFull(error, dir)) throw error;
+      const full = new StorageFullError(file, error);
+      persistence.onFull?.(full);
+      throw full;
+    }
+  };
   const put = db.prepare('INSERT OR REPLACE INTO docs (kind, id, value, bytes) VALUES (?, ?, ?, ?)');
   const remove = db.prepare('DELETE FROM docs WHERE kind = ? AND id = ?');
   const removePrefix = db.prepare('DELETE FROM docs WHERE kind = ? AND id >= ? AND id < ?');
   const list = db.prepare('SELECT id, value, bytes FROM docs WHERE kind = ? ORDER BY id');
   const counts = db.prepare("SELECT kind, count(*) AS n FROM docs WHERE kind != 'meta' GROUP BY kind");
 
-  return {
+  const persistence: Persistence = {
     durable: true,
     dir,
     driver,
+    notes,
     put(kind, id, value, bytes) {
-      put.run(kind, id, JSON.stringify(value), bytes ?? null);
+      writing(() => put.run(kind, id, JSON.stringify(value), bytes ?? null));
     },
     remove(kind, id) {
-      remove.run(kind, id);
+      writing(() => remove.run(kind, id));
     },
     removePrefix(kind, prefix) {
       // Every id that starts with prefix sorts between it and prefix + the highest character.
-      removePrefix.run(kind, prefix, `${prefix}\uffff`);
+      writing(() => removePrefix.run(kind, prefix, `${prefix}\uffff`));
     },
     list<T>(kind: DocKind) {
       return list.all(kind).map((row): StoredDoc<T> => {
@@ -195,7 +425,7 @@ function storeOver(db: SqliteDriver, dir: string, driver: string, owner: OwnerLo
     },
     batch<T>(work: () => T): T {
       // Nested batches join the outer transaction.
-      return db.transaction(work);
+      return writing(() => db.transaction(work));
     },
     counts() {
       return Object.fromEntries(counts.all().map((row) => [String(row.kind), Number(row.n)]));
@@ -205,4 +435,5 @@ function storeOver(db: SqliteDriver, dir: string, driver: string, owner: OwnerLo
       owner.release();
     },
   };
+  return persistence;
 }

@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import type { Database, Statement } from 'node-sqlite3-wasm';
 import type { SqliteBinding, SqliteConnection, SqlRow, SqlValue } from './sqlite-driver.js';
 
-type WasmSqlite = { Database: new (file: string) => Database };
+type WasmSqlite = { Database: new (file: string, options?: { readOnly?: boolean }) => Database };
 
 let loaded: WasmSqlite | undefined;
 
@@ -37,14 +37,32 @@ function connectionTo(db: Database): SqliteConnection {
   return {
     exec: (sql) => db.exec(sql),
     prepare(sql) {
-      const statement = db.prepare(sql);
+      let statement = db.prepare(sql);
       statements.push(statement);
+      // A statement whose step failed (a full disk, an I/O error) cannot be bound again here (its
+      // reset gives back that failure): it is made anew, so that the next use works when SQLite does.
+      const guarded = <T>(work: () => T): T => {
+        try {
+          return work();
+        } catch (error) {
+          const failed = statement;
+          statements.splice(statements.indexOf(failed), 1);
+          try {
+            failed.finalize();
+          } catch {
+            // its failure again: finalized all the same
+          }
+          statement = db.prepare(sql);
+          statements.push(statement);
+          throw error;
+        }
+      };
       return {
-        run: (...params: SqlValue[]) => void statement.run(params),
-        all: (...params: SqlValue[]) => statement.all(params) as SqlRow[],
+        run: (...params: SqlValue[]) => guarded(() => void statement.run(params)),
+        all: (...params: SqlValue[]) => guarded(() => statement.all(params) as SqlRow[]),
         // Run to its end, as all() does: its own get() stops at the first row and leaves the statement
         // in progress, which holds a read lock and makes the next COMMIT fail. Its queries are single rows.
-        get: (...params: SqlValue[]) => statement.all(params)[0] as SqlRow | undefined,
+        get: (...params: SqlValue[]) => guarded(() => statement.all(params)[0] as SqlRow | undefined),
       };
     },
     close() {
@@ -61,9 +79,9 @@ export function wasmSqliteBinding(): SqliteBinding {
   return {
     name: 'node-sqlite3-wasm',
     osLock: false,
-    open(file) {
+    open(file, options) {
       clearLeftLock(file);
-      return connectionTo(new WasmDatabase(file));
+      return connectionTo(new WasmDatabase(file, { readOnly: options?.readOnly ?? false }));
     },
   };
 }

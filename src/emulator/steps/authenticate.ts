@@ -8,6 +8,9 @@ import type { Match } from '../router.js';
 import type { RouteDef } from '../routes/types.js';
 import type { EmulatorParts, InFlight, Outcome } from './types.js';
 
+/** On a refused control request: the emulator's pid (src/commands/emulator/daemon.ts reads it). */
+const EMULATOR_HEADER = 'x-aip-emulator-pid';
+
 /** A route served without a key; a path known only under other methods, if all of them are. */
 function isPublic(match: Match<RouteDef>): boolean {
   return (
@@ -31,7 +34,12 @@ export function authenticate(c: InFlight, emulator: EmulatorParts): Outcome {
   if (c.api === 'control') {
     const refusal = refuseControlWithoutKey(c.req, emulator.controlKeys);
     if (refusal) {
-      x.error(refusal.status, refusal.message, refusal.headers);
+      // Says what refused, and its pid (which `ps` shows anyone), so that `aip emulator status` finds an
+      // emulator started with keys of its own; nothing of its state goes without a key.
+      x.error(refusal.status, refusal.message, {
+        ...refusal.headers,
+        [EMULATOR_HEADER]: String(process.pid),
+      });
       return 'handled';
     }
   }

@@ -117,7 +117,7 @@ export class JobStore {
       MAX_STEPS,
       plan?.steps ?? (fields.kind === 'rl' ? Math.max(1, fields.groups) : DEFAULT_SFT_STEPS),
     );
-    return this.persist.batch(() => {
+    const job = this.persist.batch(() => {
       const job: EmulatedJob = {
         id: this.newId(),
         ...fields,
@@ -131,10 +131,12 @@ export class JobStore {
         status: 'queued',
       };
       this.save(job);
-      this.jobs.set(job.id, job);
-      this.active.add(job);
       return job;
     });
+    // Known once written: a create refused for want of space (StorageFullError) leaves no job behind.
+    this.jobs.set(job.id, job);
+    this.active.add(job);
+    return job;
   }
 
   /**
@@ -144,14 +146,28 @@ export class JobStore {
   advance(now: number): void {
     for (const job of this.active) {
       const before = job.slots;
-      this.persist.batch(() => {
-        while (job.status === 'queued' || job.status === 'running') {
-          const due = job.createdAt + (job.slots + 1) * job.stepMs;
-          if (due > now) break;
-          this.emit(job, due);
-        }
-        if (job.slots !== before) this.save(job);
-      });
+      // As it was, to be put back if what it becomes cannot be written (a full disk: StorageFullError),
+      // so that what is served is what is kept; it moves on when the write can be made.
+      const was = { ...job };
+      const events = job.events.length;
+      const checkpoints = this.models.checkpointsOf(job.model_id);
+      try {
+        this.persist.batch(() => {
+          while (job.status === 'queued' || job.status === 'running') {
+            const due = job.createdAt + (job.slots + 1) * job.stepMs;
+            if (due > now) break;
+            this.emit(job, due);
+          }
+          if (job.slots !== before) this.save(job);
+        });
+      } catch (error) {
+        for (const key of Object.keys(job))
+          if (!(key in was)) delete (job as unknown as Record<string, unknown>)[key];
+        Object.assign(job, was);
+        job.events.length = events;
+        this.models.putBackCheckpoints(job.model_id, checkpoints);
+        throw error;
+      }
       if (job.status !== 'queued' && job.status !== 'running') this.active.delete(job);
     }
   }

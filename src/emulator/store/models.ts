@@ -108,6 +108,11 @@ export class ModelStore {
     return this.checkpoints.get(id) ?? [];
   }
 
+  /** The checkpoints a model had before a change that could not be written (jobs.ts). */
+  putBackCheckpoints(id: string, checkpoints: EmulatedCheckpoint[]): void {
+    if (this.checkpoints.has(id)) this.checkpoints.set(id, checkpoints);
+  }
+
   /** Adds (or replaces) the checkpoints of these steps; metrics default to the emulator's curve. */
   addCheckpoints(id: string, steps: readonly number[], metrics?: Record<string, number>): void {
     const replaced = new Set(steps);

@@ -113,7 +113,12 @@ export class SpanStore {
   reject(spans: number): void {
     if (spans === 0) return;
     this.rejected += spans;
-    this.saveCounts();
+    try {
+      this.saveCounts();
+    } catch (error) {
+      this.rejected -= spans;
+      throw error;
+    }
   }
 
   private saveCounts(): void {
@@ -129,10 +134,30 @@ export class SpanStore {
 
   add(requestId: string, bytes: Uint8Array, parts: StoredPart[]): void {
     if (parts.length === 0) return;
-    this.persist.batch(() => this.store(requestId, bytes, parts));
+    // As it was, to be put back if the request cannot be written (a full disk: StorageFullError), so
+    // that what is served is what is kept.
+    const { count, storedBytes, accepted, dropped, duplicates } = this;
+    const byProject = new Map(this.byProject);
+    const undo = { seen: [] as string[], shifted: [] as StoredRequest[] };
+    try {
+      this.persist.batch(() => this.store(requestId, bytes, parts, undo));
+    } catch (error) {
+      if (this.count !== count) this.requests.pop();
+      this.requests.unshift(...undo.shifted);
+      for (const id of undo.seen) this.seen.delete(id);
+      Object.assign(this, { count, storedBytes, accepted, dropped, duplicates });
+      this.byProject.clear();
+      for (const [project, n] of byProject) this.byProject.set(project, n);
+      throw error;
+    }
   }
 
-  private store(requestId: string, bytes: Uint8Array, parts: StoredPart[]): void {
+  private store(
+    requestId: string,
+    bytes: Uint8Array,
+    parts: StoredPart[],
+    undo: { seen: string[]; shifted: StoredRequest[] },
+  ): void {
     const request = { n: ++this.count, requestId, receivedAt: new Date().toISOString(), bytes, parts };
     this.requests.push(request);
     this.storedBytes += bytes.length;
@@ -146,6 +171,7 @@ export class SpanStore {
           part.repeated.add(i);
         } else {
           this.seen.add(id);
+          undo.seen.push(id);
           fresh++;
         }
       });
@@ -160,6 +186,7 @@ export class SpanStore {
     this.persist.put('span-request', seqId(request.n), saved, bytes);
     while (this.storedBytes > MAX_STORED_SPAN_BYTES && this.requests.length > 1) {
       const old = this.requests.shift()!;
+      undo.shifted.push(old);
       this.storedBytes -= old.bytes.length;
       for (const part of old.parts) this.dropped += part.spans;
       this.persist.remove('span-request', seqId(old.n));
