@@ -14,14 +14,29 @@ export async function* allItems<T>(
   fetchPage: (after: string | undefined) => Promise<Page<T>>,
   after?: string,
   maxPages = DEFAULT_MAX_PAGES,
+  options: { stop?: () => boolean } = {},
 ): AsyncGenerator<T> {
+  for await (const page of allPages(fetchPage, after, maxPages, options)) yield* page;
+}
+
+/**
+ * Every page from `after` on, as its items, at most `maxPages` pages. `stop`: asked before each page
+ * after the first; true (nobody reads the output any more: a pager that quit, `| head`) ends the
+ * paging there, without asking for the page.
+ */
+export async function* allPages<T>(
+  fetchPage: (after: string | undefined) => Promise<Page<T>>,
+  after?: string,
+  maxPages = DEFAULT_MAX_PAGES,
+  options: { stop?: () => boolean } = {},
+): AsyncGenerator<T[]> {
   let cursor = after;
   // Every cursor used so far, to catch a loop of any length (at most maxPages short strings).
   const used = new Set<string>(after === undefined ? [] : [after]);
   for (let pages = 1; ; pages++) {
     const page = await fetchPage(cursor);
-    yield* page.data;
-    if (!page.has_more) return;
+    yield page.data;
+    if (!page.has_more || options.stop?.()) return;
     const next = page.last_id || (page.data.at(-1) as { id?: string } | undefined)?.id;
     if (!next) {
       throw new ApiError(

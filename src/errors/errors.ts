@@ -23,7 +23,7 @@ export const EXIT_CODE_TABLE: ReadonlyArray<{ code: ExitCodeValue; meaning: stri
   {
     code: ExitCode.error,
     meaning:
-      'error from the server or the network, after retries; a --jq expression that failed while it ran',
+      'error from the server or the network, after retries; a --jq expression that failed while it ran, or went past its time or memory budget',
   },
   {
     code: ExitCode.usage,

@@ -132,7 +132,7 @@ export class IO {
    */
   async useJq(expression: string): Promise<void> {
     const { compileJq } = await import('./jq.js');
-    this.jq = await compileJq(expression, { pretty: this.isStdoutTTY });
+    this.jq = await compileJq(expression, { pretty: this.isStdoutTTY, env: this.env });
   }
 
   /**

@@ -2,13 +2,18 @@
 // (the jq-wasm package), not a look-alike, so an expression means exactly what it means to `jq`.
 // This file is imported only when --jq is given (io.useJq): the engine is ~1 MB of WebAssembly that
 // Node compiles on every run, which the other commands must not pay for.
+//
+// jq runs within a budget of time and memory (jqBudgetFrom): an expression can loop for ever
+// (`last(range(1e12))`), or fill memory (`[range(1e9)]`, `def f: [f]; f`), and neither may hang aip or
+// end it with the engine's "Aborted()". Memory is bounded inside the engine: its heap may not grow
+// past the budget, nor its output exceed it, nor the input (as JSON text) go in over it
+// (jq-engine.ts). Time: each run, and the compile check, is stopped at the budget (TimedEngine), so
+// io.json stays synchronous.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
+import { createContext, Script } from 'node:vm';
 import { CliError, UsageError } from '../errors/errors.js';
+import type { Env } from '../settings/global-options.js';
+import { type BudgetedJq, type Failure, loadEngine, type RawResult } from './jq-engine.js';
 
 /** One result of the expression: a string as it is (as `jq -r` prints it), anything else as JSON. */
 export interface JqOutput {
@@ -29,7 +34,72 @@ export interface JqFilter {
   readonly expression: string;
   /** The jq version compiled in, e.g. "jq-1.8.2". */
   readonly version: string;
+  /** Throws a CliError (exit 1) when jq goes past its budget of time or memory. */
   run(input: unknown): JqRun;
+}
+
+/** How long one run of the expression may take, and how much memory jq may use. */
+export interface JqBudget {
+  seconds: number;
+  /** jq's heap, and each of its input (as JSON text) and its output, at most. */
+  memoryBytes: number;
+}
+
+const MiB = 1024 * 1024;
+/** The engine's own ceiling: jq-wasm's heap cannot grow past 256 MiB, whatever is asked. */
+const MAX_MEMORY = 256 * MiB;
+/** Under this, jq cannot start (its heap starts at 16 MiB). */
+const MIN_MEMORY = 32 * MiB;
+const MAX_SECONDS = 86_400;
+
+export const DEFAULT_JQ_BUDGET: Readonly<JqBudget> = { seconds: 10, memoryBytes: MAX_MEMORY };
+
+/**
+ * The budget in effect: AIP_JQ_TIMEOUT (seconds, e.g. 0.5 or 30) and AIP_JQ_MEMORY (a size such as
+ * 64M or 64MiB, from 32 MiB to 256 MiB), else DEFAULT_JQ_BUDGET. A bad value is a usage error.
+ */
+export function jqBudgetFrom(env: Env): JqBudget {
+  const budget = { ...DEFAULT_JQ_BUDGET };
+  const seconds = env.AIP_JQ_TIMEOUT;
+  if (seconds !== undefined && seconds !== '') {
+    const value = /^\s*\d+(?:\.\d+)?\s*s?\s*$/.test(seconds) ? Number.parseFloat(seconds) : Number.NaN;
+    if (!(value > 0 && value <= MAX_SECONDS))
+      throw new UsageError(
+        `AIP_JQ_TIMEOUT: expected a number of seconds such as 10 or 0.5, at most ${MAX_SECONDS}, got "${seconds}"`,
+      );
+    budget.seconds = value;
+  }
+  const memory = env.AIP_JQ_MEMORY;
+  if (memory !== undefined && memory !== '') {
+    const match = /^\s*(\d+(?:\.\d+)?)\s*([kmg]?)(?:i?b)?\s*$/i.exec(memory);
+    const unit = { '': 1, k: 1024, m: MiB, g: 1024 * MiB }[match?.[2]?.toLowerCase() ?? ''] ?? 1;
+    const bytes = match ? Math.floor(Number(match[1]) * unit) : Number.NaN;
+    if (!(bytes >= MIN_MEMORY && bytes <= MAX_MEMORY))
+      throw new UsageError(
+        `AIP_JQ_MEMORY: expected a size such as 128M or 128MiB, from 32 MiB to 256 MiB (jq's own ceiling), got "${memory}"`,
+      );
+    budget.memoryBytes = bytes;
+  }
+  return budget;
+}
+
+const showSeconds = (s: number) => `${Number(s.toPrecision(3))} s`;
+const showSize = (bytes: number) =>
+  bytes >= MiB ? `${Math.round((bytes / MiB) * 10) / 10} MiB` : `${Math.round(bytes / 1024)} KiB`;
+
+function overTime(budget: JqBudget): CliError {
+  const error = new CliError(`--jq: the filter ran past its time budget of ${showSeconds(budget.seconds)}`);
+  error.hint = 'AIP_JQ_TIMEOUT=<seconds> gives it longer';
+  return error;
+}
+
+/** `what`: what went over (jq's memory, its input, its output). */
+function overMemory(budget: JqBudget, what: string): CliError {
+  const error = new CliError(
+    `--jq: the filter ${what} more than its memory budget of ${showSize(budget.memoryBytes)}`,
+  );
+  if (budget.memoryBytes < MAX_MEMORY) error.hint = 'AIP_JQ_MEMORY=256M gives it more';
+  return error;
 }
 
 /**
@@ -41,23 +111,31 @@ const RS = '\u001e';
 /**
  * Loads the engine and compiles `expression`: a compile error is a UsageError (exit 2), thrown
  * before the command has sent anything. `pretty`: objects and arrays indented as jq does by default
- * (on a terminal, as gh does), else one compact line each.
+ * (on a terminal, as gh does), else one compact line each. `env`: where the budget is read from.
  */
-export async function compileJq(expression: string, options: { pretty: boolean }): Promise<JqFilter> {
-  const jq = await loadEngine();
-  // jq with no input compiles the program and runs it on nothing: a compile check that cannot loop.
-  const check = jq.raw('', expression, ['--']);
-  if (check.exitCode !== 0) throw new UsageError(`--jq: ${compileError(check.stderr)}`);
+export async function compileJq(
+  expression: string,
+  options: { pretty: boolean; env?: Env; budget?: JqBudget },
+): Promise<JqFilter> {
+  const budget = options.budget ?? jqBudgetFrom(options.env ?? {});
+  const engine = await TimedEngine.start(expression, budget);
+  const compiling = engine.compile();
+  if (typeof compiling === 'string') throw new UsageError(`--jq: ${compileError(compiling)}`);
+  // jq computes constant parts as it compiles ("x" * 1e9): that can go over the budget too.
+  if (compiling !== undefined) throw failed(compiling, budget);
   // `--` before the program: an expression starting with "-" ("-1") is a program, never a flag.
   const flags = ['--seq', ...(options.pretty ? [] : ['-c']), '--'];
   return {
     expression,
     get version() {
-      return jq.version;
+      return engine.version;
     },
     run(input) {
       // Under --seq jq reads RS-framed texts too.
-      const result = jq.raw(`${RS}${JSON.stringify(input) ?? 'null'}\n`, expression, flags);
+      const text = `${RS}${JSON.stringify(input) ?? 'null'}\n`;
+      // jq holds more than the text once parsed: an input over the budget cannot fit.
+      if (text.length > budget.memoryBytes) throw overMemory(budget, 'was given');
+      const result = engine.run(text, flags);
       const outputs = result.stdout
         .split(RS)
         .slice(1)
@@ -74,55 +152,68 @@ function output(text: string): JqOutput {
   return text.startsWith('"') ? { text: JSON.parse(text) as string, json: false } : { text, json: true };
 }
 
-type Engine = Awaited<ReturnType<typeof import('jq-wasm').loadJq>>;
-
-let engine: Promise<Engine> | undefined;
-
-type WasmModule = NonNullable<Parameters<typeof import('jq-wasm').loadJq>[0]>['wasmModule'];
-
-/** WebAssembly.compile, which Node has and its typings (without the DOM's) do not declare. */
-const wasmCompile = (bytes: Uint8Array): Promise<WasmModule> =>
-  (
-    globalThis as unknown as { WebAssembly: { compile(b: Uint8Array): Promise<WasmModule> } }
-  ).WebAssembly.compile(bytes);
-
-/**
- * The package finds its .wasm next to its own module, which bundling into dist/ would break. The build
- * copies it to dist/jq.wasm (the package's JavaScript is bundled, so an installed aip does not carry
- * the package's other 3 MB); from the sources (in-process tests), the package's own file.
- */
-function jqWasmFile(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  // A chunk is in dist/chunks/; should this code land in dist/ itself, the file is beside it.
-  for (const built of [join(here, '..', 'jq.wasm'), join(here, 'jq.wasm')])
-    if (existsSync(built)) return built;
-  return createRequire(import.meta.url).resolve('jq-wasm/jq.wasm');
+function failed(failure: Failure, budget: JqBudget): CliError {
+  if (failure.kind === 'memory') return overMemory(budget, failure.what);
+  return new CliError(`--jq: jq stopped: ${failure.message}`);
 }
 
+// ---- The engine, timed ---------------------------------------------------------------------------
+
 /**
- * V8 compiles WebAssembly with a baseline compiler (Liftoff) and then, in the background, recompiles
- * hot functions with its optimising one. An aip run uses jq for a few milliseconds, so that second
- * compilation is pure cost: ~70 ms of CPU per run, measured on a 2-core machine where it competes
- * with the run itself. Compiling each function on its first call skips the most of jq that a run
- * never calls. Both flags concern WebAssembly only, and are set before the module is compiled.
+ * jq on this thread, each run within the time budget: run through node:vm with a timeout, whose
+ * watchdog thread stops V8 wherever it is, WebAssembly loops included (a jq that never ends). A worker
+ * thread that could be ended would do as well, at ~50 ms more for every --jq (starting the thread) and
+ * code of its own; node:vm costs a watchdog thread per run, microseconds. After a failure inside it
+ * the engine is not used again: its state is whatever the stop left.
  */
-function loadEngine(): Promise<Engine> {
-  engine ??= (async () => {
+class TimedEngine {
+  private broken: CliError | undefined;
+  private readonly context = createContext({ run: (): unknown => undefined });
+  private readonly call = new Script('run()');
+
+  private constructor(
+    private readonly jq: BudgetedJq,
+    private readonly expression: string,
+    private readonly budget: JqBudget,
+  ) {}
+
+  get version(): string {
+    return this.jq.version;
+  }
+
+  static async start(expression: string, budget: JqBudget): Promise<TimedEngine> {
+    const jq = await loadEngine(budget.memoryBytes).catch((error: unknown) => {
+      throw new CliError(`--jq: cannot load jq (the jq-wasm package): ${(error as Error).message}`);
+    });
+    const engine = new TimedEngine(jq, expression, budget);
+    return engine;
+  }
+
+  /** jq's stderr when the expression does not compile, how compiling failed inside jq, or undefined. */
+  compile(): string | Failure | undefined {
+    return this.timed(() => this.jq.compile(this.expression));
+  }
+
+  run(text: string, flags: string[]): RawResult {
+    if (this.broken) throw this.broken;
+    const answer = this.timed(() => this.jq.run(text, this.expression, flags));
+    if ('result' in answer) return answer.result;
+    this.broken = failed(answer.failure, this.budget);
+    throw this.broken;
+  }
+
+  private timed<T>(work: () => T): T {
+    this.context.run = work;
     try {
-      setFlagsFromString('--liftoff-only');
-      setFlagsFromString('--wasm-lazy-compilation');
-    } catch {
-      // Only a matter of speed: a Node that no longer takes flags at run time runs jq all the same.
+      return this.call.runInContext(this.context, { timeout: Math.ceil(this.budget.seconds * 1000) }) as T;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw error;
+      this.broken = overTime(this.budget);
+      throw this.broken;
+    } finally {
+      this.context.run = () => undefined;
     }
-    const wasm = readFileSync(jqWasmFile());
-    // Compiled on V8's own threads while this one loads the package's JavaScript (~8 ms saved).
-    const [module, { loadJq }] = await Promise.all([wasmCompile(wasm), import('jq-wasm')]);
-    return loadJq({ wasmModule: module });
-  })().catch((error: unknown) => {
-    engine = undefined;
-    throw new CliError(`--jq: cannot load jq (the jq-wasm package): ${(error as Error).message}`);
-  });
-  return engine;
+  }
 }
 
 /**

@@ -119,7 +119,11 @@ const V1: ReadonlyArray<[string, string]> = [
   ['%', '%25'],
 ];
 
-function properties(text: string, separator: string, pairs: ReadonlyArray<[string, string]>): Record<string, string> {
+function properties(
+  text: string,
+  separator: string,
+  pairs: ReadonlyArray<[string, string]>,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const item of text.split(separator).filter(Boolean)) {
     const eq = item.indexOf('=');

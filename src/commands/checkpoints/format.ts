@@ -4,7 +4,7 @@ import type { Checkpoint } from '../../api/types.js';
 import { UsageError } from '../../errors/errors.js';
 import type { IO } from '../../output/io.js';
 import { formatNumber } from '../../output/numbers.js';
-import { printTable } from '../../output/table.js';
+import { type TableWriter, tableWriter } from '../../output/table.js';
 
 /** "reward=0.53 loss=0.21": sorted keys, numbers as formatNumber writes them. */
 export function metricsText(metrics: Record<string, number>): string {
@@ -15,13 +15,23 @@ export function metricsText(metrics: Record<string, number>): string {
 }
 
 export function printCheckpoints(io: IO, checkpoints: readonly Checkpoint[]): void {
+  const table = checkpointTable(io);
+  table.add(checkpoints);
+  table.end();
+}
+
+/** The table of checkpoints, written as pages of them come (--all); with --quiet, their ids. */
+export function checkpointTable(io: IO): TableWriter<Checkpoint> {
   if (io.quiet) {
-    for (const c of checkpoints) io.out(c.id);
-    return;
+    return {
+      add: (checkpoints) => {
+        for (const c of checkpoints) io.out(c.id);
+      },
+      end: () => {},
+    };
   }
-  printTable(
+  return tableWriter<Checkpoint>(
     io,
-    checkpoints,
     [
       { header: 'step', value: (c) => c.step },
       { header: 'id', value: (c) => c.id },

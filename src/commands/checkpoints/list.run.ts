@@ -1,21 +1,29 @@
 // `aip checkpoints list`: one page (with the cursor for the next), every page (--all), or a plot.
 
-import { allItems } from '../../api/pagination.js';
+import { allPages } from '../../api/pagination.js';
 import type { Checkpoint } from '../../api/types.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors/errors.js';
+import { ownValue } from '../../lib/own.js';
+import { withArgument } from '../../lib/shell-word.js';
 import { resolveModelArg, withModel } from '../../models/resolve.js';
 import { lineChart } from '../../output/plot.js';
-import { printCheckpoints, unknownMetric } from './format.js';
+import { checkpointTable, printCheckpoints, unknownMetric } from './format.js';
 import type { ListOptions } from './list.js';
 
-function allCheckpoints(ctx: Context, id: string, options: ListOptions): AsyncIterable<Checkpoint> {
+function allCheckpointPages(ctx: Context, id: string, options: ListOptions): AsyncIterable<Checkpoint[]> {
   const training = ctx.training();
-  return allItems(
+  return allPages(
     (after) => training.listCheckpoints(id, { after, limit: options.limit ?? 100, order: options.order }),
     options.after,
     ctx.limits.pages,
+    // No reader left (a pager quit, `| head`): no more pages are asked for.
+    { stop: () => ctx.io.outputClosed },
   );
+}
+
+async function* allCheckpoints(ctx: Context, id: string, options: ListOptions): AsyncIterable<Checkpoint> {
+  for await (const page of allCheckpointPages(ctx, id, options)) yield* page;
 }
 
 export async function fetchAllCheckpoints(
@@ -30,8 +38,8 @@ export async function fetchAllCheckpoints(
 
 function plot(ctx: Context, checkpoints: Checkpoint[], metric: string, label: string): void {
   const points = checkpoints
-    .filter((c) => typeof c.metrics[metric] === 'number')
-    .map((c) => [c.step, c.metrics[metric]!] as const);
+    .filter((c) => typeof ownValue(c.metrics, metric) === 'number')
+    .map((c) => [c.step, ownValue(c.metrics, metric)!] as const);
   if (points.length === 0) {
     throw unknownMetric(checkpoints, metric, `of ${label} `);
   }
@@ -57,6 +65,19 @@ export async function runList(ctx: Context, ref: string, options: ListOptions): 
       }
     });
   }
+  if (options.all && !ctx.json && options.plot === undefined) {
+    // A table (TSV when piped): each page shown as it arrives, so that a reader that has gone (a pager
+    // that quit, `| head`) stops the paging; none kept once shown.
+    return withModel(ctx, model, async () => {
+      const table = checkpointTable(io);
+      for await (const page of allCheckpointPages(ctx, model.id, options)) {
+        if (io.outputClosed) return;
+        table.add(page);
+        await io.drained();
+      }
+      if (!io.outputClosed) table.end();
+    });
+  }
   if (options.all || options.plot !== undefined) {
     const checkpoints = await withModel(ctx, model, () => fetchAllCheckpoints(ctx, model.id, options));
     if (options.plot !== undefined) return plot(ctx, checkpoints, options.plot, model.label);
@@ -71,8 +92,9 @@ export async function runList(ctx: Context, ref: string, options: ListOptions): 
   if (ctx.json) io.json(page.data);
   else printCheckpoints(io, page.data);
   if (page.has_more && page.last_id) {
+    const next = ['--after', page.last_id, ...(options.order ? ['--order', options.order] : [])];
     io.info(
-      `More checkpoints: aip checkpoints list ${ref} --after ${page.last_id}${options.order ? ` --order ${options.order}` : ''} (or --all)`,
+      `More checkpoints: ${ctx.commandLine(withArgument(['checkpoints', 'list'], ref, next))} (or --all)`,
     );
   }
 }

@@ -3,7 +3,7 @@
 // as each event arrives with --jsonl. --follow never prints an event twice and, on Ctrl-C, says where
 // to resume.
 
-import { allItems } from '../../api/pagination.js';
+import { allPages } from '../../api/pagination.js';
 import type { JobEvent } from '../../api/types.js';
 import { type Context, DEFAULT_TIMEOUT_SECONDS } from '../../context.js';
 import { InterruptedError, WaitTimeoutError } from '../../errors/errors.js';
@@ -11,8 +11,9 @@ import { followEvents } from '../../jobs/follow.js';
 import { resolveJobRef, withJob } from '../../jobs/resolve.js';
 import { stepSummary } from '../../jobs/state.js';
 import { DEFAULT_INTERVAL_SECONDS } from '../../jobs/watch.js';
+import { withArgument } from '../../lib/shell-word.js';
 import { exactJson } from '../../output/io.js';
-import { printTable } from '../../output/table.js';
+import { cellText, type TableWriter, tableWriter, tsvField } from '../../output/table.js';
 import type { EventsOptions } from './events.js';
 
 /** The data of an event in a few words: "step 3 reward=0.5 loss=0.2", "10 steps", the error. */
@@ -37,20 +38,32 @@ function eventWriter(ctx: Context): (event: JobEvent) => void {
   const { io } = ctx;
   if (io.quiet) return (e) => io.out(e.id);
   return (e) => {
-    if (!io.isStdoutTTY) io.out(`${e.type}\t${e.id}\t${JSON.stringify(e.data)}`);
-    else io.out(`${io.style.bold(e.type.padEnd(16))}${eventDetail(e)}`);
+    // A server's line break or tab in a field would start a row of its own: shown as a table shows it.
+    if (!io.isStdoutTTY)
+      io.out([e.type, e.id, JSON.stringify(e.data)].map((f) => tsvField(cellText(f))).join('\t'));
+    else io.out(`${io.style.bold(cellText(e.type).padEnd(16))}${cellText(eventDetail(e))}`);
   };
 }
 
 function printEvents(ctx: Context, events: readonly JobEvent[]): void {
+  const table = eventTable(ctx);
+  table.add(events);
+  table.end();
+}
+
+/** The table of events, written as pages of them come (--all); with --quiet, their ids. */
+function eventTable(ctx: Context): TableWriter<JobEvent> {
   const { io } = ctx;
   if (io.quiet) {
-    for (const e of events) io.out(e.id);
-    return;
+    return {
+      add: (events) => {
+        for (const e of events) io.out(e.id);
+      },
+      end: () => {},
+    };
   }
-  printTable(
+  return tableWriter<JobEvent>(
     io,
-    events,
     [
       { header: 'type', value: (e) => e.type },
       { header: 'id', value: (e) => e.id },
@@ -112,11 +125,11 @@ async function follow(ctx: Context, id: string, ref: string, options: EventsOpti
     release();
     array?.close(ended);
   }
-  const again = ['events', ref, '--follow', ...(result.cursor ? ['--after', result.cursor] : [])];
+  const again = ['--follow', ...(result.cursor ? ['--after', result.cursor] : [])];
   if (ctx.globals.jsonl) again.push('--jsonl');
   if (ctx.globals.json) again.push('--json');
   if (options.interval !== undefined) again.push('--interval', String(options.interval));
-  const resume = ctx.commandLine(again);
+  const resume = ctx.commandLine(withArgument(['events'], ref, again));
   if (result.end.kind === 'already-ended') {
     io.info(`The job has ended (${result.end.status}); there are no events after ${options.after}`);
   }
@@ -144,27 +157,37 @@ async function list(ctx: Context, id: string, ref: string, options: EventsOption
   await ctx.pageLongOutput();
   const training = ctx.training();
   if (options.all) {
-    // --jsonl writes each event as it comes and keeps none: --all of a long job in bounded memory.
+    // --jsonl writes each event as it comes and keeps none: --all of a long job in bounded memory. A
+    // table too (TSV when piped) is written a page at a time; only --json keeps them all for its array.
     const events: JobEvent[] = [];
+    const table = ctx.json ? undefined : eventTable(ctx);
     let count = 0;
-    for await (const event of allItems(
+    for await (const page of allPages(
       (after) => training.listEvents(id, { after, limit: options.limit ?? 100 }),
       options.after,
       ctx.limits.pages,
-    )) {
       // No reader left (a pager quit, `| head`): no more pages are asked for.
+      { stop: () => io.outputClosed },
+    )) {
       if (io.outputClosed) return;
-      count++;
+      count += page.length;
       if (ctx.globals.jsonl) {
-        io.jsonLine(event);
+        for (const event of page) {
+          if (io.outputClosed) return;
+          io.jsonLine(event);
+          await io.drained();
+        }
+      } else if (table) {
+        table.add(page);
         await io.drained();
-      } else events.push(event);
+      } else events.push(...page);
     }
+    if (io.outputClosed) return;
     if (ctx.globals.jsonl) {
       if (count === 0) io.info(NO_EVENTS);
       return;
     }
-    return ctx.json ? io.json(events) : printEvents(ctx, events);
+    return table ? table.end() : io.json(events);
   }
   const page = await training.listEvents(id, { after: options.after, limit: options.limit });
   if (ctx.json) {
@@ -173,5 +196,7 @@ async function list(ctx: Context, id: string, ref: string, options: EventsOption
     if (ctx.globals.jsonl && page.data.length === 0) io.info(NO_EVENTS);
   } else printEvents(ctx, page.data);
   if (page.has_more && page.last_id)
-    io.info(`More events: aip events ${ref} --after ${page.last_id} (or --all, or --follow)`);
+    io.info(
+      `More events: ${ctx.commandLine(withArgument(['events'], ref, ['--after', page.last_id]))} (or --all, or --follow)`,
+    );
 }
