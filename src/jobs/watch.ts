@@ -16,6 +16,7 @@ import {
   JobStalledError,
   WaitTimeoutError,
 } from '../errors/errors.js';
+import { withArgument } from '../lib/shell-word.js';
 import { formatNumber } from '../output/numbers.js';
 import { sparkline } from '../output/plot.js';
 import { bar, progress } from '../output/progress.js';
@@ -127,9 +128,8 @@ export async function watchJob(
   const progressNow = progressOf(state);
   await keepFinal(ctx, jobId, progressNow);
 
-  const resumeArgs = ['jobs', 'wait', jobId];
-  if (options.stall) resumeArgs.push('--stall', options.stall.text);
-  const resume = options.within?.resume ?? ctx.commandLine(resumeArgs);
+  const resumeArgs = options.stall ? ['--stall', options.stall.text] : [];
+  const resume = options.within?.resume ?? ctx.commandLine(withArgument(['jobs', 'wait'], jobId, resumeArgs));
   let failure: CliError | undefined;
   let ending: WaitEnd | undefined;
   switch (end.kind) {

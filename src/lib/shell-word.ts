@@ -5,3 +5,17 @@
 export function shellWord(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * The words of a command with one argument and its options, for a hint: the argument right after the
+ * command, or, when it could be read as an option (`-V`), after `--` with the options before it.
+ */
+export function withArgument(
+  command: readonly string[],
+  argument: string,
+  options: readonly string[],
+): string[] {
+  return argument.startsWith('-')
+    ? [...command, ...options, '--', argument]
+    : [...command, argument, ...options];
+}

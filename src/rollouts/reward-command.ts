@@ -1,7 +1,13 @@
 // --reward-cmd: a command of the user's scores each trajectory. It gets the trajectory as one JSON
 // document on stdin and prints its reward on stdout: a number, or {"reward": 0.5, "metrics": {...}}
-// (numbers or booleans). It runs under /bin/sh, in its own process group, so that a timeout ends it
-// and whatever it started; on Windows under cmd.exe, its tree ended by taskkill (lib/spawn-plan.ts).
+// (numbers or booleans). Every number must be finite: JSON has no Infinity or NaN, so 1e999 (which
+// reads as Infinity) is no reward, as NaN, 0x10 or 1_000 are not. It runs under /bin/sh, in its own
+// process group, so that a timeout ends it and whatever it started; on Windows under cmd.exe, its tree
+// ended by taskkill (lib/spawn-plan.ts).
+// The command has ended when its own process exits: what it printed then is its answer, and what it
+// left running in its group (`slow & echo 1`) is ended at once, not waited for. A pipe that something
+// outside the group still holds is given a moment (EXIT_GRACE_MS) for what the command wrote, then
+// let go.
 // A non-zero exit, a timeout, or output that is not a reward marks that trajectory failed, with the
 // reason; the run goes on.
 
@@ -24,6 +30,24 @@ const tail = (text: string) => {
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 };
 
+/**
+ * Why a scored trajectory cannot be written, or undefined: a reward and metrics that JSON can carry
+ * (finite numbers; -0 is written as 0). Every scorer's result passes here (rollouts/run.ts), so no
+ * reward, whoever computed it, can make a group that fails its own check.
+ */
+export function unwritableScore(scored: Scored): string | undefined {
+  if (typeof scored.reward !== 'number' || !Number.isFinite(scored.reward))
+    return `the reward ${String(scored.reward)} is not a finite number`;
+  for (const [name, value] of Object.entries(scored.metrics ?? {}))
+    if (typeof value !== 'boolean' && (typeof value !== 'number' || !Number.isFinite(value)))
+      return `the metric ${JSON.stringify(name)} is ${String(value)}, not a finite number or a boolean`;
+  return undefined;
+}
+
+/** Printed as JSON, a number is finite: 1e999 reads as Infinity, which JSON cannot carry. */
+const notFinite = (text: string, what: string) =>
+  `printed ${JSON.stringify(tail(text))}: ${what} is not a finite number (JSON cannot hold it)`;
+
 /** The reward in what the command printed, or why there is none. */
 export function parseReward(stdout: string): RewardResult {
   const text = stdout.trim();
@@ -34,23 +58,31 @@ export function parseReward(stdout: string): RewardResult {
   } catch {
     return { ok: false, reason: `printed ${JSON.stringify(tail(text))}, not a number or {"reward": …}` };
   }
-  if (typeof value === 'number') return { ok: true, scored: { reward: value } };
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return { ok: false, reason: notFinite(text, 'the reward') };
+    return { ok: true, scored: { reward: value + 0 } };
+  }
   if (!isObject(value) || typeof value.reward !== 'number')
     return { ok: false, reason: `printed ${JSON.stringify(tail(text))}: no numeric "reward"` };
+  if (!Number.isFinite(value.reward)) return { ok: false, reason: notFinite(text, '"reward"') };
+  const reward = value.reward + 0;
   const metrics = value.metrics;
-  if (metrics !== undefined) {
-    if (
-      !isObject(metrics) ||
-      Object.values(metrics).some((m) => typeof m !== 'number' && typeof m !== 'boolean')
-    )
-      return { ok: false, reason: '"metrics" must be an object of numbers or booleans' };
-    return {
-      ok: true,
-      scored: { reward: value.reward, metrics: metrics as Record<string, number | boolean> },
-    };
-  }
-  return { ok: true, scored: { reward: value.reward } };
+  if (metrics === undefined) return { ok: true, scored: { reward } };
+  if (
+    !isObject(metrics) ||
+    Object.values(metrics).some((m) => typeof m !== 'number' && typeof m !== 'boolean')
+  )
+    return { ok: false, reason: '"metrics" must be an object of numbers or booleans' };
+  const infinite = Object.entries(metrics).find(([, m]) => typeof m === 'number' && !Number.isFinite(m));
+  if (infinite) return { ok: false, reason: notFinite(text, `the metric ${JSON.stringify(infinite[0])}`) };
+  return { ok: true, scored: { reward, metrics: metrics as Record<string, number | boolean> } };
 }
+
+/**
+ * After the command's own process has exited, how long the pipes may stay open before what it printed
+ * is taken as its answer: they close at once unless something outside its process group holds them.
+ */
+export const EXIT_GRACE_MS = 1000;
 
 export function runRewardCommand(
   command: string,
@@ -68,18 +100,39 @@ export function runRewardCommand(
     let stdout = '';
     let stderr = '';
     let settled = false;
-    // Once settled, whatever the command left running goes too (on Windows only while it runs).
+    let treeEnded = false;
+    let exited: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let grace: NodeJS.Timeout | undefined;
+    // Whatever the command left running goes once it has exited or been given up on (on Windows only
+    // while it runs: there, the tree is found from the command's own pid).
     const endTree = () => {
+      if (treeEnded || child.pid === undefined) return;
       const running = child.exitCode === null && child.signalCode === null;
-      if (child.pid !== undefined && (running || plan.killAfterExit)) killTree(plan.killTree(child.pid));
+      if (!running && !plan.killAfterExit) return;
+      treeEnded = true;
+      killTree(plan.killTree(child.pid));
     };
     const finish = (result: RewardResult) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);
       endTree();
+      // A pipe held open by a process outside the group must not keep aip waiting (or alive).
+      child.stdout.destroy();
+      child.stderr.destroy();
       resolve(result);
+    };
+    /** The answer of a command that has exited: its exit status, then what it printed. */
+    const answer = (): RewardResult => {
+      const { code, signal } = exited!;
+      if (code !== 0) {
+        const why = signal ? `killed by ${signal}` : `exit ${code}`;
+        const said = tail(stderr);
+        return { ok: false, reason: said ? `${why}: ${said}` : why };
+      }
+      return parseReward(stdout);
     };
     const timer = setTimeout(
       () => finish({ ok: false, reason: `timed out after ${options.timeoutMs / 1000}s` }),
@@ -96,13 +149,17 @@ export function runRewardCommand(
       if (stderr.length < MAX_OUTPUT_BYTES) stderr += chunk;
     });
     child.on('error', (error) => finish({ ok: false, reason: `could not run: ${error.message}` }));
-    child.on('close', (code, signal) => {
-      if (code !== 0) {
-        const why = signal ? `killed by ${signal}` : `exit ${code}`;
-        const said = tail(stderr);
-        return finish({ ok: false, reason: said ? `${why}: ${said}` : why });
-      }
-      finish(parseReward(stdout));
+    child.on('exit', (code, signal) => {
+      if (settled) return;
+      exited = { code, signal };
+      // The command has ended: its timeout no longer applies, and what it left behind goes now. Its
+      // own output is in the pipe already, read to its end once nothing else holds the pipe open.
+      clearTimeout(timer);
+      endTree();
+      grace = setTimeout(() => finish(answer()), EXIT_GRACE_MS);
+    });
+    child.on('close', () => {
+      if (exited) finish(answer());
     });
     // A command that does not read its stdin closes it early: that is no failure of ours.
     child.stdin.on('error', () => {});

@@ -16,7 +16,7 @@ import { formatPath } from '../validate/schema.js';
 import { checkGroup, emptyGroupStats } from '../validate/trajectory.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
 import type { GroupFile } from './group-file.js';
-import type { RewardResult } from './reward-command.js';
+import { type RewardResult, unwritableScore } from './reward-command.js';
 import { type Sample, sampleOnce, Throttled } from './sample.js';
 import type { Task } from './tasks.js';
 
@@ -241,6 +241,9 @@ export async function runRollouts(
       .finally(() => scoring.release('ok'));
     if (stop.signal.aborted) return;
     if (!scored.ok) return record(slot, { failure: `reward: ${scored.reason}` });
+    // A reward the group could not carry fails its trajectory, not the run.
+    const unwritable = unwritableScore(scored.scored);
+    if (unwritable) return record(slot, { failure: `reward: ${unwritable}` });
     trajectory.reward = scored.scored.reward;
     if (scored.scored.metrics) trajectory.metrics = scored.scored.metrics;
     record(slot, { trajectory, reward: scored.scored.reward });

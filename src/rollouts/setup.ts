@@ -33,7 +33,7 @@ export function rolloutsModel(ctx: Context, ref: string): string {
   const target = resolveChatTarget(ctx, ref, 'training');
   if (!target.model.startsWith('wandb-artifact:///'))
     throw new UsageError(
-      `"${ref}" is not a trained model: give name[:stepN] of a model created here (aip models list --local) or wandb-artifact:///team/project/name[:stepN]`,
+      `"${ref}" is not a trained model: give name[:stepN] of a model created here (${ctx.commandLine(['models', 'list', '--remembered'])}) or wandb-artifact:///team/project/name[:stepN]`,
     );
   return target.model;
 }
