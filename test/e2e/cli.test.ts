@@ -157,7 +157,8 @@ describe('aip emulator as a process', () => {
     else
       expect(after).toMatchObject({
         code: 1,
-        stderr: 'error: no emulator is running on http://127.0.0.1:4010: start one with aip emulator --detach (or give the --port of one)\n',
+        stderr:
+          'error: no emulator is running on http://127.0.0.1:4010: start one with aip emulator --detach (or give the --port of one)\n',
       });
     const stopAgain = await runAip(['emulator', 'stop'], { env });
     expect(stopAgain).toMatchObject({ code: 0, stderr: 'No detached emulator is running\n' });
