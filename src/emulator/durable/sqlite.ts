@@ -25,17 +25,20 @@ import {
   chmodSync,
   closeSync,
   constants,
+  copyFileSync,
   existsSync,
   lstatSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readdirSync,
   readlinkSync,
   readSync,
+  rmSync,
   type Stats,
   statfsSync,
 } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CliError, UsageError } from '../../errors/errors.js';
 import { describeFsError, fsErrorCode, isFsError } from '../../fs/write-error.js';
@@ -192,8 +195,23 @@ function ownerOfDatabase(binding: SqliteBinding, file: string): 'new' | 'ours' |
   if (marked !== 0)
     throw new NotOurs(`another application's: its application id is 0x${(marked >>> 0).toString(16)}`);
   // No mark in the file's own header: an earlier aip's, one whose mark is still in its WAL, or another
-  // application's. Read-only, it neither writes nor checkpoints what it finds.
-  const db = binding.open(file, { readOnly: true });
+  // application's. Read from a copy (the file and its WAL), which SQLite may recover and checkpoint as
+  // it likes: the file itself is neither written nor checkpointed. Not opened read-only in place: a
+  // WAL database needs its -shm written even to be read, which read-only refuses (node:sqlite: "disk
+  // I/O error" on the better-sqlite3 store's files).
+  const copy = mkdtempSync(join(tmpdir(), 'aip-emulator-check-'));
+  try {
+    return ownerOfCopy(binding, file, copy);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+function ownerOfCopy(binding: SqliteBinding, file: string, dir: string): 'ours' | 'earlier' {
+  const copied = join(dir, 'emulator.db');
+  copyFileSync(file, copied);
+  if (existsSync(`${file}-wal`)) copyFileSync(`${file}-wal`, `${copied}-wal`);
+  const db = binding.open(copied);
   try {
     db.exec('PRAGMA locking_mode = EXCLUSIVE');
     if (Number(db.prepare('PRAGMA application_id').get()?.application_id) === APPLICATION_ID) return 'ours';
