@@ -3,6 +3,7 @@
 
 import { HttpClient } from './api/http.js';
 import { type Limits, limitsFrom } from './api/limits.js';
+import type { RetryPolicy } from './api/retrying.js';
 import { TrainingClient } from './api/training.js';
 import {
   type ExchangeLogger,
@@ -128,6 +129,19 @@ export class Context {
     return this.cachedTransport;
   }
 
+  /** How every request is retried, by either client (api/retrying.ts): --max-retries, --timeout. */
+  get retryPolicy(): RetryPolicy {
+    return {
+      maxRetries: this.globals.maxRetries ?? DEFAULT_MAX_RETRIES,
+      timeoutMs: this.timeoutMs,
+      sleep: this.deps.sleep,
+      random: this.deps.random,
+      onRetry: (notice) => {
+        if (!this.io.quiet) this.io.warn(notice);
+      },
+    };
+  }
+
   /**
    * A client for one interface. With `auth: 'none'` no key is looked up or sent; with 'optional' the
    * key is sent when there is one; with 'required' it must exist. (The transport's guard keeps any key
@@ -145,15 +159,9 @@ export class Context {
       baseUrl,
       apiKey,
       transport: this.transport,
-      timeoutMs: this.timeoutMs,
-      maxRetries: this.globals.maxRetries ?? DEFAULT_MAX_RETRIES,
-      sleep: this.deps.sleep,
-      random: this.deps.random,
+      ...this.retryPolicy,
       userAgent: USER_AGENT,
       limits: this.limits,
-      onRetry: (notice) => {
-        if (!this.io.quiet) this.io.warn(notice);
-      },
       // Trace ingest takes the key as HTTP Basic credentials, user "api" (api-contract.md §4.2).
       authHeaders:
         service === 'trace'

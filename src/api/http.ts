@@ -14,14 +14,8 @@ import {
   TIMEOUT_HINT,
 } from './limits.js';
 import { ProxyConnectionError } from './proxy.js';
-import {
-  backoffDelay,
-  isIdempotent,
-  isRetryableStatus,
-  maxPauseMs,
-  retryAfterMs,
-  retryAfterRefused,
-} from './retry.js';
+import { isIdempotent, isRetryableStatus, retryAfterMs } from './retry.js';
+import { type Attempt, type AttemptFailure, type RetryPolicy, withRetries } from './retrying.js';
 import type { Transport, TransportResponse } from './transport.js';
 import { joinUrl, type Query } from './url.js';
 
@@ -134,8 +128,8 @@ function parseBody(text: string, contentType: string | undefined): unknown {
   return text;
 }
 
-function withAttempts(error: ApiError, retry: number): ApiError {
-  error.attempts = retry + 1;
+function withAttempts(error: ApiError, attempts: number): ApiError {
+  error.attempts = attempts;
   return error;
 }
 
@@ -167,11 +161,33 @@ export class HttpClient {
     return { method: req.method, url: joinUrl(o.baseUrl, req.path, req.query), headers, body };
   }
 
+  /** The retry policy of every request this client sends (retrying.ts). */
+  get retryPolicy(): RetryPolicy {
+    const { maxRetries, timeoutMs, sleep, random, onRetry } = this.options;
+    return { maxRetries, timeoutMs, sleep, random, onRetry };
+  }
+
   async request<T>(req: RequestOptions): Promise<HttpResponse<T>> {
+    const prepared = this.prepare(req);
+    // Whole milliseconds, at least 1: AbortSignal.timeout throws on a fraction (--timeout 0.0001, or
+    // what is left of a deadline).
+    const timeoutMs = Math.max(1, Math.ceil(req.timeoutMs ?? this.options.timeoutMs));
+    const where = `${req.method} ${new URL(prepared.url).pathname}`;
+    return withRetries(
+      this.retryPolicy,
+      { where, retries: req.retries, timeoutMs, signal: req.signal },
+      (retry) => this.attempt<T>(req, prepared, { where, timeoutMs, retry }),
+    );
+  }
+
+  /** One sending of a request: its answer, or what failed judged for the retry loop. */
+  private async attempt<T>(
+    req: RequestOptions,
+    { url, headers, body }: PreparedRequest,
+    { where, timeoutMs, retry }: { where: string; timeoutMs: number; retry: number },
+  ): Promise<Attempt<HttpResponse<T>>> {
     const o = this.options;
-    const { url, headers, body } = this.prepare(req);
     const accept = req.accept ?? ((s: number) => s >= 200 && s < 300);
-    const where = `${req.method} ${new URL(url).pathname}`;
     const idempotent = req.idempotent ?? isIdempotent(req.method);
     const limits = o.limits ?? DEFAULT_LIMITS;
     const kind = req.kind ?? 'object';
@@ -179,115 +195,112 @@ export class HttpClient {
       accept(status)
         ? { bytes: limits.body[kind], kind }
         : { bytes: ERROR_BODY_BYTES, kind: 'error' as const };
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
+    let response: TransportResponse;
+    try {
+      response = await o.transport({
+        method: req.method,
+        url,
+        headers,
+        body,
+        signal,
+        maxHeaderBytes: limits.headerBytes,
+        bodyLimit,
+      });
+    } catch (error) {
+      // A limit passed: the same answer would come again, so it is not retried.
+      if (error instanceof LimitError) throw error.forService(o.service);
+      // Our own refusals (a key bound for plain http) and the caller's abort are not network trouble.
+      if (req.signal?.aborted || error instanceof CliError) throw error;
+      return { ok: false, failure: this.networkFailure(error, where, idempotent, timeoutMs, timeout) };
+    }
+    const requestId = response.headers['x-request-id'];
+    const contentType = response.headers['content-type'];
+    const text = response.body.toString('utf8');
 
-    for (let retry = 0; ; retry++) {
-      const canRetry = retry < (req.retries ?? o.maxRetries);
-      // Whole milliseconds, at least 1: AbortSignal.timeout throws on a fraction (--timeout 0.0001, or
-      // what is left of a deadline).
-      const timeoutMs = Math.max(1, Math.ceil(req.timeoutMs ?? o.timeoutMs));
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = req.signal ? AbortSignal.any([timeout, req.signal]) : timeout;
-      let response: TransportResponse;
+    if (accept(response.status)) {
+      let data: unknown;
       try {
-        response = await o.transport({
-          method: req.method,
-          url,
-          headers,
-          body,
-          signal,
-          maxHeaderBytes: limits.headerBytes,
-          bodyLimit,
-        });
-      } catch (error) {
-        // A limit passed: the same answer would come again, so it is not retried.
-        if (error instanceof LimitError) throw error.forService(o.service);
-        // Our own refusals (a key bound for plain http) and the caller's abort are not network trouble.
-        if (req.signal?.aborted || error instanceof CliError) throw error;
-        const failure = describeFailure(error, timeoutMs, timeout.aborted);
-        const retryable = idempotent || !failure.mayHaveReachedServer;
-        if (retryable && canRetry) {
-          const delay = Math.min(backoffDelay(retry, o.random), maxPauseMs(timeoutMs));
-          await this.pause(delay, failure.message, where, retry, req.signal);
-          continue;
-        }
+        data = parseBody(text, contentType);
+      } catch {
+        throw new ApiError(
+          `malformed JSON in the answer (HTTP ${response.status} from ${where}${requestId ? `, request id ${requestId}` : ''})`,
+          response.status,
+          requestId,
+        );
+      }
+      const answer: HttpResponse<T> = {
+        status: response.status,
+        data: data as T,
+        requestId,
+        headers: response.headers,
+        url,
+        elapsedMs: response.elapsedMs,
+        attempts: retry + 1,
+      };
+      return { ok: true, value: answer };
+    }
+
+    const exchange = {
+      service: o.service,
+      method: req.method,
+      url,
+      status: response.status,
+      statusText: response.statusText,
+      text,
+      contentType,
+      requestId,
+    };
+    const retryable = isRetryableStatus(response.status);
+    const failure: AttemptFailure = {
+      reason: `HTTP ${response.status}`,
+      retryable: retryable && idempotent,
+      retryAfterMs: retryAfterMs(response.headers),
+      throttled: response.status === 429,
+      fail: (attempts, refused) => {
+        if (refused) return withAttempts(apiErrorFrom({ ...exchange, note: refused }), attempts);
+        const note =
+          attempts > 1
+            ? retryable
+              ? `gave up after ${attempts} attempts`
+              : `on attempt ${attempts}`
+            : retryable && !idempotent
+              ? 'not retried: the request may have been processed'
+              : undefined;
+        const cut = response.cut ? `its body was cut at ${formatSize(ERROR_BODY_BYTES)}` : undefined;
+        const notes = [note, cut].filter(Boolean).join('; ') || undefined;
+        const failedError = withAttempts(apiErrorFrom({ ...exchange, note: notes }), attempts);
+        failedError.uncertain = retryable && !idempotent;
+        return failedError;
+      },
+    };
+    return { ok: false, failure };
+  }
+
+  /** A request that got no answer: retryable when it may be sent again, and the error if not. */
+  private networkFailure(
+    error: unknown,
+    where: string,
+    idempotent: boolean,
+    timeoutMs: number,
+    timeout: AbortSignal,
+  ): AttemptFailure {
+    const o = this.options;
+    const failure = describeFailure(error, timeoutMs, timeout.aborted);
+    const retryable = idempotent || !failure.mayHaveReachedServer;
+    return {
+      reason: failure.message,
+      retryable,
+      fail: (attempts) => {
         const note = !retryable ? 'not retried: the request may have reached the server' : undefined;
         const lost = new NetworkError(
-          `${o.service} unreachable: ${where} ${failure.message}${note ? `; ${note}` : retry > 0 ? ` (after ${retry + 1} attempts)` : ''}`,
+          `${o.service} unreachable: ${where} ${failure.message}${note ? `; ${note}` : attempts > 1 ? ` (after ${attempts} attempts)` : ''}`,
           { cause: error, hint: failure.hint },
         );
         lost.uncertain = !retryable;
-        throw lost;
-      }
-      const requestId = response.headers['x-request-id'];
-      const contentType = response.headers['content-type'];
-      const text = response.body.toString('utf8');
-
-      if (accept(response.status)) {
-        let data: unknown;
-        try {
-          data = parseBody(text, contentType);
-        } catch {
-          throw new ApiError(
-            `malformed JSON in the answer (HTTP ${response.status} from ${where}${requestId ? `, request id ${requestId}` : ''})`,
-            response.status,
-            requestId,
-          );
-        }
-        return {
-          status: response.status,
-          data: data as T,
-          requestId,
-          headers: response.headers,
-          url,
-          elapsedMs: response.elapsedMs,
-          attempts: retry + 1,
-        };
-      }
-
-      const failed = { service: o.service, method: req.method, url, status: response.status };
-      const exchange = { ...failed, statusText: response.statusText, text, contentType, requestId };
-      if (isRetryableStatus(response.status) && idempotent && canRetry) {
-        // Every pause is bounded by --timeout (and a minute): a longer Retry-After is not slept, the
-        // command ends at once saying what the server asked for.
-        const asked = retryAfterMs(response.headers);
-        const longest = maxPauseMs(timeoutMs);
-        if (asked === undefined || asked <= longest) {
-          const delay = asked ?? Math.min(backoffDelay(retry, o.random), longest);
-          await this.pause(delay, `HTTP ${response.status}`, where, retry, req.signal);
-          continue;
-        }
-        throw withAttempts(apiErrorFrom({ ...exchange, note: retryAfterRefused(asked, timeoutMs) }), retry);
-      }
-      const retryable = isRetryableStatus(response.status);
-      const note =
-        retry > 0
-          ? retryable
-            ? `gave up after ${retry + 1} attempts`
-            : `on attempt ${retry + 1}`
-          : retryable && !idempotent
-            ? 'not retried: the request may have been processed'
-            : undefined;
-      const cut = response.cut ? `its body was cut at ${formatSize(ERROR_BODY_BYTES)}` : undefined;
-      const notes = [note, cut].filter(Boolean).join('; ') || undefined;
-      const failedError = withAttempts(apiErrorFrom({ ...exchange, note: notes }), retry);
-      failedError.uncertain = retryable && !idempotent;
-      throw failedError;
-    }
-  }
-
-  /** The wait before a retry; Ctrl-C (the request's signal) cuts it short and ends the request. */
-  private async pause(
-    ms: number,
-    reason: string,
-    where: string,
-    retry: number,
-    signal?: AbortSignal,
-  ): Promise<void> {
-    const o = this.options;
-    o.onRetry?.(
-      `${where}: ${reason}; retrying in ${(ms / 1000).toFixed(1)}s (retry ${retry + 1} of ${o.maxRetries})`,
-    );
-    await o.sleep(ms, signal);
-    if (signal?.aborted) throw signal.reason;
+        return lost;
+      },
+    };
   }
 }

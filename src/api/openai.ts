@@ -1,25 +1,31 @@
 // The official openai SDK, configured from aip's settings, for the OpenAI-compatible parts of both
-// APIs (model list, chat). It is loaded only by the commands that use it. Its errors are turned into
-// aip's own, so that they get the same messages and exit codes as every other request.
+// APIs (model list, chat). It is loaded only by the commands that use it. Its own retries are off:
+// sdkCall sends through aip's one retry loop (retrying.ts), so --max-retries and the pause rules mean
+// the same as for every other request. Its errors are turned into aip's own, so that they get the
+// same messages and exit codes as every other request.
 
 import type OpenAI from 'openai';
-import { type Context, DEFAULT_MAX_RETRIES, SERVICE_NAMES } from '../context.js';
+import { type Context, SERVICE_NAMES } from '../context.js';
 import { CliError, NetworkError } from '../errors/errors.js';
 import { USER_AGENT } from '../lib/version.js';
 import { assertKeyMayBeSentTo } from '../output/secrets.js';
 import { apiErrorFrom } from './error-body.js';
 import { TIMEOUT_HINT } from './limits.js';
 import { assertKeyMayGoThrough, ProxyConnectionError, proxyRoute } from './proxy.js';
-import { isRetryableStatus, maxPauseMs, retryAfterMs, retryAfterRefused } from './retry.js';
+import { isRetryableStatus, retryAfterMs } from './retry.js';
+import { type AttemptFailure, type RetryPolicy, type RetryRun, withRetries } from './retrying.js';
 import { sdkFetch } from './sdk-fetch.js';
 
 export type OpenAIService = 'inference' | 'training';
 
+/** What sdkCall needs of a client made here: which interface it speaks to, and how to retry. */
+const made = new WeakMap<OpenAI, { service: OpenAIService; policy: RetryPolicy }>();
+
 export async function openaiClient(ctx: Context, service: OpenAIService): Promise<OpenAI> {
   const baseURL = ctx.serviceUrl(service);
   const { key } = ctx.requireApiKey();
-  // Checked here too, before the SDK can turn the refusal into retried "connection errors" (a proxy
-  // variable that is not a URL as well).
+  // Checked here too, before the SDK can turn the refusal into "connection errors" (a proxy variable
+  // that is not a URL as well).
   assertKeyMayGoThrough(new URL(baseURL), await proxyRoute(baseURL));
   assertKeyMayBeSentTo(baseURL);
   const { default: OpenAISDK } = await import('openai');
@@ -37,22 +43,14 @@ export async function openaiClient(ctx: Context, service: OpenAIService): Promis
       });
     }
   }
-  // The SDK's own backoff (connection errors, answers without Retry-After: 0.5 s doubling to 8 s) is
-  // bounded by --timeout as aip's is; a Retry-After it is shown is bounded in sdk-fetch.ts.
-  const longest = maxPauseMs(ctx.timeoutMs);
-  const proto = Client.prototype as unknown as Record<string, unknown>;
-  const backoff = proto.calculateDefaultRetryTimeoutMillis;
-  if (typeof backoff === 'function')
-    proto.calculateDefaultRetryTimeoutMillis = function (this: unknown, ...args: unknown[]) {
-      return Math.min(longest, (backoff as (...a: unknown[]) => number).apply(this, args));
-    };
-  return new Client({
+  const client = new Client({
     apiKey: key,
     baseURL,
     // The project header (OpenAI-Project) routes usage and rate limits (api-contract.md §3.2).
     project: ctx.settings.get('project') ?? null,
     organization: null,
-    maxRetries: ctx.globals.maxRetries ?? DEFAULT_MAX_RETRIES,
+    // sdkCall retries, by aip's rules.
+    maxRetries: 0,
     timeout: ctx.timeoutMs,
     fetch: sdkFetch({
       log: ctx.exchangeLog,
@@ -62,90 +60,120 @@ export async function openaiClient(ctx: Context, service: OpenAIService): Promis
     }),
     defaultHeaders: { 'user-agent': USER_AGENT },
   });
+  made.set(client, { service, policy: ctx.retryPolicy });
+  return client;
+}
+
+export interface SdkCallOptions {
+  /**
+   * Whether a failed attempt may be sent again (default: yes, chat and model lists are safe to ask
+   * twice). A stream may be only before its answer began: after that, text has been handed on.
+   */
+  mayResend?: () => boolean;
+  /** Ctrl-C: ends a pause before a retry. */
+  signal?: AbortSignal;
+  /** A 429 handed to whoever adapts concurrency (rollouts) instead of retried (retrying.ts). */
+  onThrottled?: RetryRun['onThrottled'];
+}
+
+/**
+ * Runs an SDK call of a client made by openaiClient, through aip's retry loop, mapping its errors:
+ * HTTP errors to ApiError (both body shapes understood), a refusal of our own to itself, connection
+ * trouble to NetworkError.
+ */
+export async function sdkCall<T>(
+  client: OpenAI,
+  /** The request, for messages; `timeoutMs` is the client's (--timeout). */
+  where: { method: string; url: string; timeoutMs?: number },
+  call: () => Promise<T>,
+  options: SdkCallOptions = {},
+): Promise<T> {
+  const own = made.get(client);
+  if (!own) throw new Error('internal: sdkCall is given a client that openaiClient did not make');
+  const sdk = await import('openai');
+  const run = {
+    where: `${where.method} ${new URL(where.url).pathname}`,
+    signal: options.signal,
+    onThrottled: options.onThrottled,
+  };
+  return withRetries(own.policy, run, async () => {
+    try {
+      return { ok: true, value: await call() };
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const failure = judge(sdk, error, SERVICE_NAMES[own.service], where);
+      if (options.mayResend && !options.mayResend()) failure.retryable = false;
+      return { ok: false, failure };
+    }
+  });
+}
+
+const attemptsNote = (attempts: number, retryable: boolean) =>
+  attempts > 1 ? (retryable ? `gave up after ${attempts} attempts` : `on attempt ${attempts}`) : undefined;
+
+/** What one failed SDK call means: thrown as it is when it is not trouble a retry could mend. */
+function judge(
+  sdk: typeof import('openai'),
+  error: unknown,
+  name: string,
+  where: { method: string; url: string; timeoutMs?: number },
+): AttemptFailure {
+  if (error instanceof CliError) throw error;
+  const path = `${where.method} ${new URL(where.url).pathname}`;
+  // A 2xx answer whose body is not JSON: the SDK's JSON.parse says so in its own words.
+  if (error instanceof SyntaxError)
+    throw new CliError(`malformed JSON in the ${name}'s answer (${path}): ${error.message}`);
+  const lost = (message: string, hint?: string): AttemptFailure => ({
+    reason: message,
+    retryable: true,
+    fail: (attempts) =>
+      new NetworkError(`${message}${attempts > 1 ? ` (after ${attempts} attempts)` : ''}`, {
+        cause: error,
+        hint,
+      }),
+  });
+  // A body cut short surfaces as the socket's own error, not as an SDK error.
+  const code = (error as NodeJS.ErrnoException).code;
+  const said = (error as Error).message;
+  if (code === 'ECONNRESET' || said === 'aborted' || said === 'terminated')
+    return lost(`${name}: the connection was closed before the answer was complete (${path})`);
+  if (error instanceof sdk.APIConnectionTimeoutError) {
+    const after = where.timeoutMs === undefined ? '' : ` after ${where.timeoutMs / 1000}s`;
+    return lost(`${name} unreachable: ${path} timed out${after}`, TIMEOUT_HINT);
+  }
+  if (error instanceof sdk.APIConnectionError) {
+    const cause = error.cause as (Error & { code?: string }) | undefined;
+    if (cause instanceof CliError) throw cause;
+    if (cause instanceof ProxyConnectionError) return lost(`${name} unreachable: ${path}: ${cause.message}`);
+    return lost(`${name} unreachable: ${path} failed (${cause?.code ?? cause?.message ?? error.message})`);
+  }
+  if (!(error instanceof sdk.APIError) || typeof error.status !== 'number') throw error;
+  const status = error.status;
+  const retryable = isRetryableStatus(status);
+  const text = bodyText((error as { aipBody?: unknown }).aipBody ?? error.error);
+  return {
+    reason: `HTTP ${status}`,
+    retryable,
+    retryAfterMs: error.headers ? retryAfterMs(Object.fromEntries(error.headers.entries())) : undefined,
+    throttled: status === 429,
+    fail: (attempts, refused) => {
+      const failed = apiErrorFrom({
+        service: name,
+        method: where.method,
+        url: where.url,
+        status,
+        statusText: '',
+        text,
+        contentType: 'application/json',
+        requestId: error.requestID ?? undefined,
+        note: refused ?? attemptsNote(attempts, retryable),
+      });
+      failed.attempts = attempts;
+      return failed;
+    },
+  };
 }
 
 function bodyText(body: unknown): string {
   return typeof body === 'string' ? body : JSON.stringify(body ?? {});
-}
-
-/**
- * Runs an SDK call, mapping its errors: HTTP errors to ApiError (both body shapes understood), a
- * refusal of our own to itself, connection trouble to NetworkError.
- */
-export async function sdkCall<T>(
-  service: OpenAIService,
-  /** The request, for messages; `timeoutMs` is the client's (--timeout). */
-  where: { method: string; url: string; timeoutMs?: number },
-  call: () => Promise<T>,
-): Promise<T> {
-  const { APIError, APIConnectionError, APIConnectionTimeoutError } = await import('openai');
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    const name = SERVICE_NAMES[service];
-    // A 2xx answer whose body is not JSON: the SDK's JSON.parse says so in its own words.
-    if (error instanceof SyntaxError) {
-      throw new CliError(
-        `malformed JSON in the ${name}'s answer (${where.method} ${new URL(where.url).pathname}): ${error.message}`,
-      );
-    }
-    // A streamed body cut short surfaces as the socket's own error, not as an SDK error.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (
-      code === 'ECONNRESET' ||
-      (error as Error).message === 'aborted' ||
-      (error as Error).message === 'terminated'
-    ) {
-      throw new NetworkError(
-        `${name}: the connection was closed before the answer was complete (${where.method} ${new URL(where.url).pathname})`,
-        { cause: error },
-      );
-    }
-    if (error instanceof APIConnectionTimeoutError) {
-      const after = where.timeoutMs === undefined ? '' : ` after ${where.timeoutMs / 1000}s`;
-      throw new NetworkError(
-        `${name} unreachable: ${where.method} ${new URL(where.url).pathname} timed out${after}`,
-        { hint: TIMEOUT_HINT },
-      );
-    }
-    if (error instanceof APIConnectionError) {
-      const cause = error.cause as (Error & { code?: string }) | undefined;
-      if (cause instanceof CliError) throw cause;
-      if (cause instanceof ProxyConnectionError)
-        throw new NetworkError(
-          `${name} unreachable: ${where.method} ${new URL(where.url).pathname}: ${cause.message}`,
-          { cause: error },
-        );
-      throw new NetworkError(
-        `${name} unreachable: ${where.method} ${new URL(where.url).pathname} failed (${cause?.code ?? cause?.message ?? error.message})`,
-        { cause: error },
-      );
-    }
-    if (error instanceof APIError && typeof error.status === 'number') {
-      // A retry the server asked for too late to wait (sdk-fetch.ts turned it off): said so.
-      const asked = error.headers ? retryAfterMs(Object.fromEntries(error.headers.entries())) : undefined;
-      const refused =
-        where.timeoutMs !== undefined &&
-        isRetryableStatus(error.status) &&
-        asked !== undefined &&
-        asked > maxPauseMs(where.timeoutMs)
-          ? retryAfterRefused(asked, where.timeoutMs)
-          : undefined;
-      return Promise.reject(
-        apiErrorFrom({
-          service: name,
-          method: where.method,
-          url: where.url,
-          status: error.status,
-          statusText: '',
-          text: bodyText((error as { aipBody?: unknown }).aipBody ?? error.error),
-          contentType: 'application/json',
-          requestId: error.requestID ?? undefined,
-          note: refused,
-        }),
-      );
-    }
-    throw error;
-  }
 }

@@ -5,13 +5,12 @@
 //
 // Time: the SDK's --timeout covers the fetch, so a whole body read here is within it; an event stream,
 // passed on after the head, is given up after --timeout without a byte, whoever reads it (a streamed
-// chat, or a piped one whose server streamed anyway). The SDK's pauses before a retry are bounded too:
-// a Retry-After within --timeout (and a minute) is handed to it as `retry-after-ms`, one beyond it
-// turns the retry off (`x-should-retry: false`), and the answer is the error, which says why.
+// chat, or a piped one whose server streamed anyway). The SDK retries nothing (openai.ts): sdkCall
+// does, by aip's rules.
 //
-// A limit passed is not thrown from fetch: the SDK would take it for a connection error and retry it.
-// It comes as the body of the response instead, which the SDK reads once and fails with. So does a
-// proxy's refusal, which would come again just the same.
+// A limit passed is not thrown from fetch: the SDK would take it for a connection error, which aip's
+// retry loop retries. It comes as the body of the response instead, which the SDK reads once and
+// fails with. So does a proxy's refusal, which would come again just the same.
 
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
@@ -28,7 +27,6 @@ import {
   TIMEOUT_HINT,
 } from './limits.js';
 import { ProxyRefusedError, proxyRoute } from './proxy.js';
-import { maxPauseMs, retryAfterMs } from './retry.js';
 import {
   checkKeyDestination,
   type ExchangeLogger,
@@ -88,35 +86,6 @@ export class StreamSilenceError extends NetworkError {
       { hint: TIMEOUT_HINT },
     );
   }
-}
-
-/** The statuses the openai SDK retries (its shouldRetry), unless the answer says otherwise. */
-function sdkRetries(status: number, headers: Record<string, string>): boolean {
-  const said = headers['x-should-retry'];
-  if (said === 'true') return true;
-  if (said === 'false') return false;
-  return status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-/**
- * The headers the SDK is given for an answer it would retry: its pause made one aip has bounded (the
- * server's, when within --timeout and a minute: the SDK waits out any Retry-After it is shown, an hour
- * included), or no retry at all when the server asks for longer.
- */
-export function boundRetryHeaders(
-  status: number,
-  headers: Record<string, string>,
-  timeoutMs: number,
-): Record<string, string> {
-  if (!sdkRetries(status, headers)) return headers;
-  const { 'retry-after': _s, 'retry-after-ms': _ms, ...rest } = headers;
-  const asked = retryAfterMs(headers);
-  // Nothing it can read: its own backoff, bounded in openai.ts.
-  if (asked === undefined) return rest;
-  if (asked > maxPauseMs(timeoutMs)) return { ...headers, 'x-should-retry': 'false' };
-  // Kept as the server sent it too (for the error message, and rollouts' own pacing); retry-after-ms,
-  // which the SDK reads first, says what it waits. 0 would send it to retry-after: 1 ms instead.
-  return { ...headers, 'retry-after-ms': String(Math.max(1, asked)) };
 }
 
 /** Where the first and the last line break of `chunk` are (-1: none). */
@@ -192,7 +161,7 @@ export function sdkFetch(
     log?: ExchangeLogger;
     limits?: Limits;
     service?: string;
-    /** --timeout: the longest silence of an event stream, and of a pause before a retry. */
+    /** --timeout: the longest silence of an event stream. */
     timeoutMs?: number;
   } = {},
 ): Fetch {
@@ -243,11 +212,11 @@ export function sdkFetch(
         payload = (await readBody(open, limit, where)).body;
         log?.body(payload, contentType);
       }
-      const headers =
-        options.timeoutMs === undefined
-          ? open.headers
-          : boundRetryHeaders(open.status, open.headers, options.timeoutMs);
-      return new Response(payload, { status: open.status, statusText: open.statusText, headers });
+      return new Response(payload, {
+        status: open.status,
+        statusText: open.statusText,
+        headers: open.headers,
+      });
     } catch (error) {
       log?.failed(error, nowMs() - started);
       // Given up by the SDK (its --timeout, or Ctrl-C) while the body came: the close that followed is

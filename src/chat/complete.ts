@@ -93,8 +93,11 @@ export async function complete(
   const aborted = () => options.signal?.aborted === true;
   if (!options.stream) {
     try {
-      const completion = await sdkCall(request.api, where, () =>
-        client.chat.completions.create({ ...body, stream: false }, { signal: options.signal }),
+      const completion = await sdkCall(
+        client,
+        where,
+        () => client.chat.completions.create({ ...body, stream: false }, { signal: options.signal }),
+        { signal: options.signal },
       );
       return outcomeOf(completion);
     } catch (error) {
@@ -114,13 +117,15 @@ export async function complete(
     timer = setTimeout(() => idle.abort(), ctx.timeoutMs);
   };
   const signal = options.signal ? AbortSignal.any([options.signal, idle.signal]) : idle.signal;
+  // Sent again only until the stream's answer has begun: after that, text may have been handed on.
+  let begun = false;
   const stalled = () =>
     new NetworkError(
       `${SERVICE_NAMES[request.api]}: the stream stalled: nothing for ${ctx.timeoutMs / 1000}s after ${content.length} characters (POST ${new URL(where.url).pathname})`,
       { hint: TIMEOUT_HINT },
     );
   try {
-    await sdkCall(request.api, where, async () => {
+    const stream = async () => {
       const pending = client.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
         { signal },
@@ -131,6 +136,7 @@ export async function complete(
         whole = outcomeOf((await response.json()) as OpenAI.Chat.ChatCompletion);
         return;
       }
+      begun = true;
       for await (const chunk of await pending) {
         quiet();
         if (typeof chunk?.model === 'string') model ??= chunk.model;
@@ -143,7 +149,8 @@ export async function complete(
         }
         if (typeof choice?.finish_reason === 'string') finishReason = choice.finish_reason;
       }
-    });
+    };
+    await sdkCall(client, where, stream, { signal: options.signal, mayResend: () => !begun });
   } catch (error) {
     if (aborted()) return { content, finishReason, usage, model, interrupted: true };
     // The same silence, seen by the fetch (sdk-fetch.ts) a moment before the timer here.

@@ -151,3 +151,65 @@ export function openGroupFile(previous: PreviousGroups, warn: (message: string) 
 export function groupOrigin(group: unknown): GroupOrigin | undefined {
   return originOf(group);
 }
+
+/** The samples of a group written before: its trajectories and its failures. */
+function samplesIn(group: Record<string, unknown> | undefined): number | undefined {
+  if (!group) return undefined;
+  const count = (list: unknown) => (Array.isArray(list) ? list.length : 0);
+  return count(group.trajectories) + count(group.exceptions);
+}
+
+/** What a resumed file fixes of the run that carries it on: its model, seed and group size. */
+export interface ResumeTerms {
+  /** The first group's origin; none for a new (or emptied) file. */
+  origin: GroupOrigin | undefined;
+  /** Its groups' size, which a resumed run keeps. */
+  groupSize: number | undefined;
+  /** The groups already written. */
+  groups: number;
+}
+
+/**
+ * A resumed file keeps its seed and model, and its group size: given again, each must match, left
+ * out, each is the file's. Checked before anything is sampled or written.
+ */
+export function resumeTerms(
+  previous: PreviousGroups | undefined,
+  given: { model: string; groupSize?: number; seed?: number },
+): ResumeTerms {
+  const before = previous ? [...previous.done.values()] : [];
+  const origin = before[0] ? groupOrigin(before[0]) : undefined;
+  const file = previous?.path;
+  if (origin && origin.rollout_model !== given.model)
+    throw new UsageError(
+      `${file} was sampled from ${origin.rollout_model}, not ${given.model}: give that model, or --force to start again`,
+    );
+  const groupSize = samplesIn(before[0]);
+  if (groupSize !== undefined && given.groupSize !== undefined && groupSize !== given.groupSize)
+    throw new UsageError(`${file} has groups of ${groupSize} samples: resume it with -K ${groupSize}`);
+  if (origin && given.seed !== undefined && given.seed !== origin.rollout_seed)
+    throw new UsageError(`${file} was sampled with --seed ${origin.rollout_seed}: resume it with that seed`);
+  return { origin, groupSize, groups: before.length };
+}
+
+/**
+ * A resumed file goes on as it was sampled and scored: other request parameters or another reward
+ * would mix two runs in one file, with nothing in it to tell them apart.
+ */
+export function sameSampling(
+  file: string,
+  origin: GroupOrigin,
+  plan: { params: Record<string, unknown>; reward: string },
+): void {
+  // By name, whatever order the flags came in.
+  const stable = (value: Record<string, unknown>) => JSON.stringify(Object.entries(value).sort());
+  const params = JSON.stringify(plan.params);
+  if (origin.rollout_params !== undefined && stable(origin.rollout_params) !== stable(plan.params))
+    throw new UsageError(
+      `${file} was sampled with the request parameters ${JSON.stringify(origin.rollout_params)}, not ${params}: give the same --temperature, --max-tokens and -o, or --force to start again`,
+    );
+  if (origin.rollout_reward !== undefined && origin.rollout_reward !== plan.reward)
+    throw new UsageError(
+      `${file} was scored with ${origin.rollout_reward}, not ${plan.reward}: give the same reward, or --force to start again`,
+    );
+}

@@ -1,22 +1,14 @@
 // One rollout's request: a chat completion on the Training API with logprobs, through the openai SDK,
-// turned into a Choice of the trajectory-group schema. The SDK does not retry here (maxRetries 0):
-// a 429 goes back to the caller with its Retry-After, so that the adaptive limit slows every request
-// down rather than each one waiting on its own, and other failures are retried by the caller.
+// turned into a Choice of the trajectory-group schema. It is retried as every request is (sdkCall),
+// except a 429, which goes to the caller's hook with its Retry-After, so that the adaptive limit slows
+// every request down rather than each one waiting on its own.
 
 import type OpenAI from 'openai';
-import { sdkCall } from '../api/openai.js';
-import { retryAfterMs } from '../api/retry.js';
+import { type SdkCallOptions, sdkCall } from '../api/openai.js';
 import { isObject } from '../lib/json.js';
 import { choice as choiceShape } from '../validate/chat-schema.js';
 import { formatPath, validate } from '../validate/schema.js';
 import type { Task } from './tasks.js';
-
-/** A 429: not sampled, to be asked again after `retryAfterMs`. */
-export class Throttled extends Error {
-  constructor(readonly retryAfterMs: number | undefined) {
-    super('429: too many requests');
-  }
-}
 
 export interface Sample {
   /** The Choice, as a trajectory holds it. */
@@ -27,12 +19,6 @@ export interface Sample {
 }
 
 export type SampleResult = { ok: true; sample: Sample } | { ok: false; reason: string };
-
-function headersOf(error: unknown): Record<string, string> {
-  const headers = (error as { headers?: unknown }).headers;
-  if (headers instanceof Headers) return Object.fromEntries(headers.entries());
-  return isObject(headers) ? (headers as Record<string, string>) : {};
-}
 
 /** The fields of a Choice the schema knows; a server's extras (vLLM's stop_reason…) are left out. */
 function choiceOf(raw: Record<string, unknown>): Record<string, unknown> {
@@ -53,6 +39,8 @@ export async function sampleOnce(
   where: { url: string; timeoutMs: number },
   request: { model: string; task: Task; params: Record<string, unknown>; seed: number },
   signal: AbortSignal,
+  /** A 429: handed to the run's adaptive limit, which says when to ask again (retrying.ts). */
+  onThrottled: SdkCallOptions['onThrottled'],
 ): Promise<SampleResult> {
   const { task } = request;
   const body = {
@@ -70,16 +58,12 @@ export async function sampleOnce(
   const forward = () => own.abort(signal.reason);
   if (signal.aborted) forward();
   else signal.addEventListener('abort', forward, { once: true });
-  const completion = await sdkCall('training', { method: 'POST', ...where }, async () => {
-    try {
-      return await client.chat.completions.create(body, { signal: own.signal, maxRetries: 0 });
-    } catch (error) {
-      if ((error as { status?: unknown }).status === 429) throw new Throttled(retryAfterMs(headersOf(error)));
-      throw error;
-    } finally {
-      signal.removeEventListener('abort', forward);
-    }
-  });
+  const completion = await sdkCall(
+    client,
+    { method: 'POST', ...where },
+    () => client.chat.completions.create(body, { signal: own.signal }),
+    { signal, onThrottled },
+  ).finally(() => signal.removeEventListener('abort', forward));
   const first = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
   if (!isObject(first)) return { ok: false, reason: 'the answer has no choice' };
   const choice = choiceOf(first as unknown as Record<string, unknown>);

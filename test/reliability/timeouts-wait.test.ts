@@ -175,7 +175,7 @@ describe('Retry-After beyond --timeout', () => {
     expect(await emu.requests({ path: '/inference/v1/models' })).toHaveLength(2);
   });
 
-  it("the openai SDK's own backoff (0.5 s doubling to 8 s) is bounded by --timeout", async () => {
+  it("the openai SDK retries nothing itself: aip's loop does, its backoff bounded by --timeout", async () => {
     const ctx = new Context({
       env: { ...env, AIP_KEYRING: 'off' },
       io: fakeIO().io,
@@ -186,12 +186,16 @@ describe('Retry-After beyond --timeout', () => {
       random: () => 0.5,
       signals: process,
     });
-    ctx.globals = { timeout: 0.3 };
-    const client = (await openaiClient(ctx, 'inference')) as unknown as {
-      calculateDefaultRetryTimeoutMillis(remaining: number, max: number): number;
-    };
-    for (let remaining = 6; remaining >= 1; remaining--)
-      expect(client.calculateDefaultRetryTimeoutMillis(remaining, 6)).toBeLessThanOrEqual(300);
+    const client = await openaiClient(ctx, 'inference');
+    expect(client.maxRetries).toBe(0);
+    // No Retry-After: aip's backoff (0.5 s doubling to 8 s), each pause cut to --timeout (0.3 s).
+    await emu.fault({ path: '/inference/v1/models', status: 503, times: 10 });
+    const r = await run(['--timeout', '0.3', '--max-retries', '3', 'models', 'list']);
+    expect(r.code, r.stderr).toBe(1);
+    const pauses = [...r.stderr.matchAll(/retrying in ([\d.]+)s \(retry (\d) of 3\)/g)];
+    expect(pauses.map((m) => m[2])).toEqual(['1', '2', '3']);
+    for (const [, seconds] of pauses) expect(Number(seconds)).toBeLessThanOrEqual(0.3);
+    expect(await emu.requests({ path: '/inference/v1/models' })).toHaveLength(4);
   });
 });
 

@@ -98,7 +98,7 @@ export async function runRepl(ctx: Context, state: ReplState): Promise<void> {
     if (!inferenceModels) {
       const client = await clientFor('inference');
       const where = { method: 'GET', url: `${ctx.serviceUrl('inference')}/models`, timeoutMs: ctx.timeoutMs };
-      const page = await sdkCall('inference', where, () => client.models.list());
+      const page = await sdkCall(client, where, () => client.models.list());
       inferenceModels = new Set(page.data.map((m) => m.id));
     }
     if (!inferenceModels.has(model))

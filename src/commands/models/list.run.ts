@@ -10,7 +10,7 @@ export async function runList(ctx: Context): Promise<void> {
   await ctx.pageLongOutput();
   const client = await openaiClient(ctx, 'inference');
   const where = { method: 'GET', url: `${ctx.serviceUrl('inference')}/models`, timeoutMs: ctx.timeoutMs };
-  const models = await sdkCall('inference', where, async () => {
+  const models = await sdkCall(client, where, async () => {
     const all = [];
     for await (const model of client.models.list()) all.push(model);
     return all;

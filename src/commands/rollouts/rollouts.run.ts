@@ -8,37 +8,12 @@ import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { FailureReasons, reportRollouts } from '../../rollouts/ci-report.js';
-import { type GroupOrigin, groupOrigin, openGroupFile, readGroupFile } from '../../rollouts/group-file.js';
+import { openGroupFile, readGroupFile, resumeTerms, sameSampling } from '../../rollouts/group-file.js';
 import { describeTotals, rolloutsWithProgress } from '../../rollouts/progress-report.js';
-import type { RolloutPlan, RolloutTotals } from '../../rollouts/run.js';
+import type { RolloutTotals } from '../../rollouts/run.js';
 import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../rollouts/setup.js';
 import { readTasks } from '../../rollouts/tasks.js';
 import type { RolloutsOptions } from './rollouts.js';
-
-/**
- * A resumed file goes on as it was sampled and scored: other request parameters or another reward
- * would mix two runs in one file, with nothing in it to tell them apart.
- */
-function sameSampling(file: string, origin: GroupOrigin, plan: RolloutPlan): void {
-  // By name, whatever order the flags came in.
-  const stable = (value: Record<string, unknown>) => JSON.stringify(Object.entries(value).sort());
-  const params = JSON.stringify(plan.params);
-  if (origin.rollout_params !== undefined && stable(origin.rollout_params) !== stable(plan.params))
-    throw new UsageError(
-      `${file} was sampled with the request parameters ${JSON.stringify(origin.rollout_params)}, not ${params}: give the same --temperature, --max-tokens and -o, or --force to start again`,
-    );
-  if (origin.rollout_reward !== undefined && origin.rollout_reward !== plan.reward)
-    throw new UsageError(
-      `${file} was scored with ${origin.rollout_reward}, not ${plan.reward}: give the same reward, or --force to start again`,
-    );
-}
-
-/** The samples of a group written before: its trajectories and its failures. */
-function groupSize(group: Record<string, unknown> | undefined): number | undefined {
-  if (!group) return undefined;
-  const count = (list: unknown) => (Array.isArray(list) ? list.length : 0);
-  return count(group.trajectories) + count(group.exceptions);
-}
 
 /** The command that carries on this run: every flag that shapes its groups, and --resume. */
 function resumeArgs(
@@ -91,21 +66,8 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
   const previous = output
     ? readGroupFile(output, { resume: options.resume === true, force: options.force === true })
     : undefined;
-  // A resumed file keeps its seed and model: the rest of it must be sampled the same way.
-  const before = previous ? [...previous.done.values()] : [];
-  const origin = before[0] ? groupOrigin(before[0]) : undefined;
-  if (origin && origin.rollout_model !== model)
-    throw new UsageError(
-      `${output} was sampled from ${origin.rollout_model}, not ${model}: give that model, or --force to start again`,
-    );
-  // And its group size: given again, it must match; left out, it is the file's.
-  const size = groupSize(before[0]);
-  if (size !== undefined && options.groupSize !== undefined && size !== options.groupSize)
-    throw new UsageError(`${output} has groups of ${size} samples: resume it with -K ${size}`);
-  if (origin && options.seed !== undefined && options.seed !== origin.rollout_seed)
-    throw new UsageError(
-      `${output} was sampled with --seed ${origin.rollout_seed}: resume it with that seed`,
-    );
+  // A resumed file keeps its seed, model and group size: the rest of it must be sampled the same way.
+  const { origin, groupSize: size, groups: groupsBefore } = resumeTerms(previous, { ...options, model });
   const seed = origin?.rollout_seed ?? options.seed ?? Math.floor(ctx.deps.random() * 2 ** 31);
   const pending = tasks.filter((t) => !previous?.done.has(t.id));
   const plan = rolloutPlan(ctx, {
@@ -158,7 +120,7 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
       model,
       tasks: tasks.length,
       groups_file: output ?? null,
-      groups_before: before.length,
+      groups_before: groupsBefore,
       groups_written: totals.groups,
       trajectories: totals.trajectories,
       failed: totals.failed,
@@ -177,7 +139,7 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
         model,
         tasks: tasks.length,
         output,
-        groupsBefore: before.length,
+        groupsBefore,
         totals,
         seed,
         elapsedMs: elapsed,
