@@ -2,39 +2,16 @@
 // terminal, a conversation (repl.ts). Streams by default when stdout is a terminal.
 
 import { complete, noTextError } from '../../chat/complete.js';
-import { resolveChatTarget, staleChatModel } from '../../chat/model.js';
+import { type RememberedModel, resolveChatTarget, staleChatModel } from '../../chat/model.js';
 import { parseParams } from '../../chat/params.js';
+import { ChatSession } from '../../chat/session.js';
 import type { ChatTracer } from '../../chat/trace.js';
-import { assertWritable, loadTranscript, saveTranscript } from '../../chat/transcript.js';
-import type { ChatMessage } from '../../chat/types.js';
+import { assertWritable, loadTranscript } from '../../chat/transcript.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors/errors.js';
 import { isNotFound } from '../../local-record/stale.js';
 import type { ChatOptions } from './chat.js';
 import { usageLine } from './usage.js';
-
-const ROLES = ['system', 'developer', 'user', 'assistant'];
-
-/** The conversation before the prompt: a transcript, then -s (first), then each --message. */
-export function seedMessages(
-  history: readonly ChatMessage[],
-  system: string | undefined,
-  seeds: readonly string[] = [],
-): ChatMessage[] {
-  const messages = [...history];
-  if (system !== undefined) {
-    if (messages[0]?.role === 'system') messages[0] = { role: 'system', content: system };
-    else messages.unshift({ role: 'system', content: system });
-  }
-  for (const seed of seeds) {
-    const colon = seed.indexOf(':');
-    const role = colon > 0 ? seed.slice(0, colon) : '';
-    if (!ROLES.includes(role))
-      throw new UsageError(`--message ${seed}: expected role:content with a role of ${ROLES.join(', ')}`);
-    messages.push({ role, content: seed.slice(colon + 1) });
-  }
-  return messages;
-}
 
 /** The span recorder of --trace (its module, and the trace client, loaded only then). */
 async function chatTracer(
@@ -48,6 +25,34 @@ async function chatTracer(
 
 export async function runChat(ctx: Context, words: string[], options: ChatOptions): Promise<void> {
   const { io } = ctx;
+  // A conversation is what is opened when there is no prompt on a terminal.
+  const conversation = words.length === 0 && io.isStdinTTY && ctx.globals.input !== false;
+  const { session, remembered } = await openSession(ctx, options, conversation);
+
+  // As llm does: stdin (when piped) and the argument are both the prompt, stdin first.
+  const piped = io.isStdinTTY ? '' : (await io.readStdin()).trimEnd();
+  const prompt = [piped, words.join(' ')].filter(Boolean).join('\n');
+  if (!prompt) {
+    if (io.isStdinTTY && ctx.globals.input !== false) {
+      const { runRepl } = await import('./repl.js');
+      return runRepl(ctx, session, { stream: options.stream ?? true, usage: options.usage === true });
+    }
+    if (session.messages.at(-1)?.role !== 'user') {
+      throw new UsageError(
+        'no prompt: give one as an argument or on stdin (on a terminal, aip chat alone starts a conversation)',
+      );
+    }
+  }
+  if (prompt) session.ask(prompt);
+  await replyOnce(ctx, session, options, remembered);
+}
+
+/** The session the flags describe, every flag checked before anything is read from stdin or sent. */
+async function openSession(
+  ctx: Context,
+  options: ChatOptions,
+  conversation: boolean,
+): Promise<{ session: ChatSession; remembered: RememberedModel | undefined }> {
   const ref = options.model ?? ctx.settings.get('default-model');
   if (!ref)
     throw new UsageError(
@@ -62,56 +67,44 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
     throw new UsageError('--agent names the agent in the spans of --trace: add --trace');
   if (options.agent === '') throw new UsageError('--agent needs a name');
   // A trace that could not be sent (no project, no key) is a usage error now, not after the reply.
-  // A conversation is what the code below opens when there is no prompt on a terminal.
-  const conversation = words.length === 0 && io.isStdinTTY && ctx.globals.input !== false;
   const tracer = options.trace ? await chatTracer(ctx, conversation, options.agent) : undefined;
   const history = options.continue ? await loadTranscript(ctx, options.continue) : [];
-  const messages = seedMessages(history, options.system, options.message);
+  const session = new ChatSession(ctx, {
+    ...target,
+    apiFlag: options.api,
+    history,
+    system: options.system,
+    seeds: options.message,
+    params,
+    transcript: options.continue,
+    tracer,
+  });
+  return { session, remembered };
+}
 
-  // As llm does: stdin (when piped) and the argument are both the prompt, stdin first.
-  const piped = io.isStdinTTY ? '' : (await io.readStdin()).trimEnd();
-  const prompt = [piped, words.join(' ')].filter(Boolean).join('\n');
-  if (!prompt) {
-    if (io.isStdinTTY && ctx.globals.input !== false) {
-      const { runRepl } = await import('./repl.js');
-      return runRepl(ctx, {
-        ...target,
-        apiFlag: options.api,
-        messages,
-        params,
-        transcript: options.continue,
-        stream: options.stream ?? true,
-        usage: options.usage === true,
-        tracer,
-      });
-    }
-    if (messages.at(-1)?.role !== 'user') {
-      throw new UsageError(
-        'no prompt: give one as an argument or on stdin (on a terminal, aip chat alone starts a conversation)',
-      );
-    }
-  }
-  if (prompt) messages.push({ role: 'user', content: prompt });
-
+/** One completion of the conversation as it stands, printed; the --continue file then holds both. */
+async function replyOnce(
+  ctx: Context,
+  session: ChatSession,
+  options: ChatOptions,
+  remembered: RememberedModel | undefined,
+): Promise<void> {
+  const { io } = ctx;
   const stream = !ctx.json && (options.stream ?? io.isStdoutTTY);
   // Ctrl-C stops the reply; so does a reader that went away (`| head`): no tokens spent for nobody.
   const { signal, release } = ctx.interruptible({ orStdoutClosed: true });
-  const endSpan = tracer?.start({ ...target, params });
+  const endSpan = session.startSpan();
   let outcome: Awaited<ReturnType<typeof complete>>;
   let streamed = false;
   try {
-    outcome = await complete(
-      ctx,
-      { ...target, messages, params },
-      {
-        stream,
-        signal,
-        onText: (text) => {
-          streamed = true;
-          io.write(text);
-        },
+    outcome = await complete(ctx, session.request, {
+      stream,
+      signal,
+      onText: (text) => {
+        streamed = true;
+        io.write(text);
       },
-    );
+    });
   } catch (error) {
     // What arrived before the failure stays on stdout, ended by a newline; the error goes to stderr.
     if (streamed) io.write('\n');
@@ -119,7 +112,7 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
     // A 404 for a model named from the local record may be a stale name: said so when it is.
     if (remembered) throw await staleChatModel(ctx, remembered, error);
     // Any other unknown model on the Inference API: where the names it knows are (issue 19).
-    if (isNotFound(error) && target.api === 'inference' && !error.hint)
+    if (isNotFound(error) && session.api === 'inference' && !error.hint)
       error.hint = `the models it serves: ${ctx.commandLine(['models', 'list'])}`;
     throw error;
   } finally {
@@ -143,6 +136,6 @@ export async function runChat(ctx: Context, words: string[], options: ChatOption
   if (options.usage) io.err(usageLine(outcome.usage));
   await endSpan?.(outcome);
   // The transcript becomes the conversation as sent (seeds included), and the reply.
-  if (options.continue)
-    saveTranscript(options.continue, [...messages, { role: 'assistant', content: outcome.content }]);
+  session.keepReply(outcome.content);
+  if (session.transcript) session.save(session.transcript);
 }
