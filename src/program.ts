@@ -23,6 +23,7 @@ import { registerSystemCheck } from './commands/system-check/system-check.js';
 import { registerTraces } from './commands/traces/register.js';
 import { registerTrain } from './commands/train/register.js';
 import type { Parent } from './commands/types.js';
+import { valueKind } from './commands/value-kinds.js';
 import { deferVerbs, hasWaitingOptions, wholeTree } from './commands/verbs.js';
 import type { Context } from './context.js';
 import { VERSION } from './lib/version.js';
@@ -62,10 +63,13 @@ export function parseRetries(value: string): number {
 /** The global options, made afresh for each command that takes them (an Option belongs to one command). */
 function globalOptions(): Option[] {
   return [
-    new Option(
-      '--profile <name>',
-      'settings profile to use (env AIP_PROFILE; built in: default, local, forge)',
-    ).argParser(parser(checkProfileName)),
+    valueKind(
+      'profile',
+      new Option(
+        '--profile <name>',
+        'settings profile to use (env AIP_PROFILE; built in: default, local, forge)',
+      ).argParser(parser(checkProfileName)),
+    ),
     new Option('--project <team/project>', 'team/project to work in (env AIP_PROJECT)').argParser(
       parser(normalizeProject),
     ),

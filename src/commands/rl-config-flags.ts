@@ -3,6 +3,7 @@
 
 import { type Command, Option, type OptionValues } from '@commander-js/extra-typings';
 import { parseNumber } from './parsers.js';
+import { valueKind } from './value-kinds.js';
 
 export function rlConfigFlags<
   Args extends unknown[],
@@ -16,8 +17,13 @@ export function rlConfigFlags<
     .option('--epsilon <x>', 'clipping epsilon', parseNumber('--epsilon'))
     .option('--advantage-balance <x>', 'advantage balance, -1 to 1', parseNumber('--advantage-balance'))
     .option('--allow-training-without-logprobs', 'train on choices that carry no logprobs')
-    .option(
-      '--config <json|file>',
-      'more experimental_config settings: a JSON object, or a file holding one',
+    .addOption(
+      valueKind(
+        'file',
+        new Option(
+          '--config <json|file>',
+          'more experimental_config settings: a JSON object, or a file holding one',
+        ),
+      ),
     );
 }

@@ -10,6 +10,7 @@ import {
   DEFAULT_TEMPERATURE,
 } from '../rollouts/defaults.js';
 import { collect, parseNumber, parseSecondsUpToADay, parseWhole } from './parsers.js';
+import { valueKind } from './value-kinds.js';
 
 export const TASKS_HELP =
   'tasks, JSON Lines: {"messages": [...], "tools"?, "reference"?, "metadata"?, "id"?}';
@@ -21,7 +22,7 @@ export function samplingFlags<Args extends unknown[], Opts extends OptionValues>
   defaultSeed = 'random',
 ) {
   return samplingSettingFlags(
-    command.requiredOption('--tasks <file>', TASKS_HELP),
+    command.addOption(valueKind('file', new Option('--tasks <file>', TASKS_HELP)).makeOptionMandatory()),
     defaultGroupSize,
     defaultSeed,
   );

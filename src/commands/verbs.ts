@@ -22,11 +22,12 @@ export function verbs(noun: Parent, add: () => void): void {
 const waitingOptions = new WeakSet<Parent>();
 
 /**
- * Adds a top-level command's options (and its action), as verbs() adds a noun's verbs: now, or when
- * it runs in a tree built for one command line. `aip --help` then builds none of rollouts' or eval's
- * twenty-odd options; the root's help line says "[options]" all the same (hasWaitingOptions).
+ * Adds a top-level command's options as verbs() adds a noun's verbs: now, or when it runs in a tree
+ * built for one command line. `aip --help` then builds none of rollouts' or eval's twenty-odd options;
+ * the root's help line says "[options]" all the same (hasWaitingOptions). Used through
+ * withWaitingOptions(), which gives the definition its type.
  */
-export function options(command: Parent, add: () => void): void {
+function options(command: Parent, add: () => void): void {
   const pending = command.parent ? waiting.get(command.parent) : undefined;
   if (!pending) {
     add();
@@ -37,6 +38,24 @@ export function options(command: Parent, add: () => void): void {
     waitingOptions.delete(command);
     add();
   });
+}
+
+/**
+ * The definition of a top-level command whose options wait (options() above): `define(parent)` adds
+ * the command now and its options when it runs, and returns it typed as it will be then. Its action
+ * (set on what define returns) runs only after they are added, and `OptionsOf<typeof define>` is the
+ * type of the definition that is used, not of one written out again only to be read.
+ */
+export function withWaitingOptions<C extends Parent, D extends Parent>(
+  command: (parent: Parent) => C,
+  addOptions: (command: C) => D,
+): (parent: Parent) => D {
+  return (parent) => {
+    const made = command(parent);
+    options(made, () => addOptions(made));
+    // The same object: adding options returns the command they were added to (commander's chaining).
+    return made as unknown as D;
+  };
 }
 
 /** Whether the command has options still to be added (help says "[options]" for them). */

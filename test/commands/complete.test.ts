@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import type { Transport } from '../../src/api/transport.js';
-import { ARGUMENT_VALUES, OPTION_VALUES } from '../../src/commands/completion/value-kinds.js';
+import { type ValueKind, valueKindOf } from '../../src/commands/value-kinds.js';
 import { wholeProgram } from '../../src/program.js';
 import { commandTree, runCli, tempConfigDir, words } from '../helpers/cli.js';
 import { writeCompletionFixture } from '../helpers/completion.js';
@@ -204,7 +204,56 @@ describe('aip __complete: silent, read-only, never failing', () => {
   });
 });
 
-describe('aip __complete: the table of value kinds matches the command tree', () => {
+/**
+ * The kinds the completer once read from a table (commands/completion/value-kinds.ts) by command path
+ * and flag or argument, kept as what the kinds declared on the flags must still give: a kind lost from
+ * a flag, or given to another, fails below.
+ */
+const OPTION_VALUES = {
+  'aip --profile': 'profile',
+  'aip chat --model': 'chat-model',
+  'aip chat --continue': 'file',
+  'aip emulator --state-dir': 'directory',
+  'aip emulator reset --state-dir': 'directory',
+  'aip eval --model': 'model',
+  'aip eval --tasks': 'file',
+  'aip jobs create rl --model': 'model',
+  'aip jobs create rl --file': 'file',
+  'aip jobs create rl --config': 'file',
+  'aip jobs create sft --model': 'model',
+  'aip jobs create sft --file': 'file',
+  'aip jobs create sft --config': 'file',
+  'aip jobs create sft --experimental-config': 'file',
+  'aip jobs list --model': 'model',
+  'aip models log --file': 'file',
+  'aip rollouts --model': 'model',
+  'aip rollouts --tasks': 'file',
+  'aip rollouts --output': 'file',
+  'aip traces generate --output': 'file',
+  'aip train rl --model': 'model',
+  'aip train rl --tasks': 'file',
+  'aip train rl --config': 'file',
+  'aip train rl --run-dir': 'directory',
+  'aip train rl --resume': 'directory',
+} as const satisfies Record<string, ValueKind>;
+
+const ARGUMENT_VALUES = {
+  'aip checkpoints delete <model>': 'model',
+  'aip checkpoints list <model>': 'model',
+  'aip checkpoints prune <model>': 'model',
+  'aip events <job>': 'job',
+  'aip jobs forget <job>': 'job',
+  'aip jobs get <job>': 'job',
+  'aip jobs validate rl <file>': 'file',
+  'aip jobs validate sft <file>': 'file',
+  'aip jobs wait <job>': 'job',
+  'aip models delete <model>': 'model',
+  'aip models forget <model>': 'model',
+  'aip models log <model>': 'model',
+  'aip traces send <file>': 'file',
+} as const satisfies Record<string, ValueKind>;
+
+describe('aip __complete: the kinds declared on the flags, read from the command tree', () => {
   const tree = wholeProgram(commandTree());
   const commands: Array<[string, Command]> = [];
   const walk = (command: Command, path: string) => {
@@ -224,14 +273,55 @@ describe('aip __complete: the table of value kinds matches the command tree', ()
     const untyped = commands.flatMap(([path, c]) => [
       ...c.options
         .filter((o) => /<(path|file|dir|model|job)>|\|file>/.test(o.flags) && !o.argChoices)
-        .map((o) => `${path} ${o.long}`)
-        .filter((key) => !(key in OPTION_VALUES)),
+        .filter((o) => valueKindOf(o) === undefined)
+        .map((o) => `${path} ${o.long}`),
       ...c.registeredArguments
         .filter((a) => /^(file|model|job)$/.test(a.name()))
-        .map((a) => `${path} <${a.name()}>`)
-        .filter((key) => !(key in ARGUMENT_VALUES)),
+        .filter((a) => valueKindOf(a) === undefined)
+        .map((a) => `${path} <${a.name()}>`),
     ]);
     expect(untyped).toEqual([]);
+  });
+
+  it('declares on the flags and arguments exactly the kinds the table held, and no others', () => {
+    const options = commands.flatMap(([path, c]) =>
+      c.options.flatMap((o) => {
+        const kind = valueKindOf(o);
+        return kind ? [[`${path} ${o.long}`, kind] as const] : [];
+      }),
+    );
+    const args = commands.flatMap(([path, c]) =>
+      c.registeredArguments.flatMap((a) => {
+        const kind = valueKindOf(a);
+        return kind ? [[`${path} <${a.name()}>`, kind] as const] : [];
+      }),
+    );
+    expect(Object.fromEntries(options)).toEqual(OPTION_VALUES);
+    expect(Object.fromEntries(args)).toEqual(ARGUMENT_VALUES);
+  });
+
+  it('completes each option and argument of the table as its kind says', async () => {
+    const env = { AIP_CONFIG_DIR: writeCompletionFixture() };
+    // What each kind offers from the fixture (the tests above show each one for a line or two).
+    const models = ['proj/agent-001', 'other/agent-001', 'solo'];
+    const offered: Record<ValueKind, string[]> = {
+      file: [':files'],
+      directory: [':directories'],
+      profile: ['default', 'local', 'forge', 'staging', ':values'],
+      model: [...models, ':values'],
+      'chat-model': ['openai/gpt-oss-20b', ...models, ':values'],
+      job: ['bbbb2222-0000-4000-8000-000000000002', 'aaaa1111-0000-4000-8000-000000000001', ':values'],
+    };
+    const answer = async (line: string) => (await complete(line, env)).lines.map((l) => l.split('\t')[0]);
+    for (const [key, kind] of Object.entries(OPTION_VALUES)) {
+      const line = `${key.replace(/^aip ?/, '')} `;
+      expect([key, await answer(line)]).toEqual([key, offered[kind]]);
+    }
+    for (const [key, kind] of Object.entries(ARGUMENT_VALUES)) {
+      // Each is its command's first argument.
+      const line = `${key.replace(/^aip /, '').replace(/ <\w+>$/, '')} `;
+      expect([key, await answer(line)]).toEqual([key, offered[kind]]);
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { collect, parseNumber } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 
 function parseMaxTokens(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1)
@@ -20,9 +21,14 @@ function define(program: Parent) {
       'chat with a model (the openai SDK, on the Inference or Training API); no prompt on a terminal opens a conversation',
     )
     .argument('[prompt...]', 'the prompt (joined with stdin when both are given)')
-    .option(
-      '-m, --model <model>',
-      'model id, wandb-artifact:///team/project/name[:stepN], or name[:stepN] of a model created here (default: the default-model setting)',
+    .addOption(
+      valueKind(
+        'chat-model',
+        new Option(
+          '-m, --model <model>',
+          'model id, wandb-artifact:///team/project/name[:stepN], or name[:stepN] of a model created here (default: the default-model setting)',
+        ),
+      ),
     )
     .option('-s, --system <text>', 'system prompt')
     .option(
@@ -54,9 +60,14 @@ function define(program: Parent) {
       '--agent <name>',
       "with --trace: the agent's name (gen_ai.agent.name; default: a trained model's name)",
     )
-    .option(
-      '--continue <file>',
-      'a JSON Lines transcript: its messages come first, and it is rewritten with the conversation after each reply',
+    .addOption(
+      valueKind(
+        'file',
+        new Option(
+          '--continue <file>',
+          'a JSON Lines transcript: its messages come first, and it is rewritten with the conversation after each reply',
+        ),
+      ),
     );
   return examples(chat, [
     'aip chat -m openai/gpt-oss-20b "Write a haiku about gradients"',

@@ -1,10 +1,11 @@
 // `aip checkpoints list`: its argument, flags, help and examples; the code that runs is list.run.ts.
 
-import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { Argument, InvalidArgumentError } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { parseLimit } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 import { MODEL_ARG } from './arguments.js';
 
 function parseOrder(value: string): 'asc' | 'desc' {
@@ -16,7 +17,7 @@ function define(checkpoints: Parent) {
   const list = checkpoints
     .command('list')
     .description('list checkpoints (STEP, ID, metrics), a page at a time or --all')
-    .argument('<model>', MODEL_ARG)
+    .addArgument(valueKind('model', new Argument('<model>', MODEL_ARG)))
     .option('--limit <n>', 'checkpoints per page, 1-100 (default 20)', parseLimit)
     .option('--after <id>', 'start after this checkpoint id (the cursor printed at the end of a page)')
     .option('--order <asc|desc>', 'by step: asc (default) or desc', parseOrder)

@@ -1,9 +1,10 @@
 // `aip checkpoints prune`: its argument, flags, help and examples; the code that runs is prune.run.ts.
 
-import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { Argument, InvalidArgumentError } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 import { MODEL_ARG } from './arguments.js';
 
 function parseCount(value: string): number {
@@ -15,7 +16,7 @@ function define(checkpoints: Parent) {
   const prune = checkpoints
     .command('prune')
     .description('keep the last N checkpoints (and the best by a metric), delete the rest')
-    .argument('<model>', MODEL_ARG)
+    .addArgument(valueKind('model', new Argument('<model>', MODEL_ARG)))
     .option('--keep-last <n>', 'keep the N highest steps', parseCount)
     .option(
       '--keep-best <metric[:min]>',

@@ -15,8 +15,8 @@
 import type { CommandUnknownOpts as Command, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import type { GlobalOptions } from '../../settings/global-options.js';
-import { commandPath, locate, type Target } from './position.js';
-import { argumentValueKind, optionValueKind, type ValueKind } from './value-kinds.js';
+import { type ValueKind, valueKindOf } from '../value-kinds.js';
+import { locate, type Target } from './position.js';
 import { type Candidate, LocalValues } from './values.js';
 
 type Directive = 'values' | 'files' | 'directories';
@@ -56,9 +56,9 @@ function answer(target: Target, current: string, local: LocalValues): Answer {
     case 'flag':
       return { candidates: flagCandidates(target.command, current), directive: 'values' };
     case 'option-value': {
-      const { owner, option } = target;
-      const kind = option.long ? optionValueKind(commandPath(owner), option.long) : undefined;
-      return valuesOf(kind, option.argChoices, local);
+      // The kind declared on the flag where it is defined (commands/value-kinds.ts).
+      const { option } = target;
+      return valuesOf(valueKindOf(option), option.argChoices, local);
     }
     case 'operand': {
       const { command, argument, given } = target;
@@ -71,8 +71,7 @@ function answer(target: Target, current: string, local: LocalValues): Answer {
               .map((c) => ({ value: c.name(), description: c.description() }))
           : [];
       if (!argument) return { candidates: subcommands, directive: 'values' };
-      const kind = argumentValueKind(commandPath(command), argument.name());
-      const values = valuesOf(kind, argument.argChoices, local);
+      const values = valuesOf(valueKindOf(argument), argument.argChoices, local);
       // A variadic argument's values already given are not offered again.
       const fresh = values.candidates.filter((c) => !given.includes(c.value));
       return { candidates: [...subcommands, ...fresh], directive: values.directive };

@@ -23,13 +23,6 @@ export interface Position {
   globals: Record<string, string>;
 }
 
-/** "aip", "aip jobs get": how value-kinds.ts names a command. */
-export function commandPath(command: Command): string {
-  const names: string[] = [];
-  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
-  return names.join(' ');
-}
-
 const takesValue = (option: Option) => option.required || option.optional;
 
 /** The option a flag names, on the command or the commands above it, with the command defining it. */

@@ -11,7 +11,7 @@ import { configFilePath } from '../../settings/config-file.js';
 import type { Env, GlobalOptions } from '../../settings/global-options.js';
 import { isBuiltinProfile, profileNames } from '../../settings/profiles.js';
 import { Settings } from '../../settings/resolve.js';
-import type { ValueKind } from './value-kinds.js';
+import type { ValueKind } from '../value-kinds.js';
 
 export interface Candidate {
   value: string;

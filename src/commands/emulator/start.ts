@@ -1,12 +1,13 @@
 // `aip emulator`: its flags, help and examples; the code that runs is start.run.ts. Its subcommands
 // (stop, status, reset) are added to the command this returns (register.ts).
 
-import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { EMULATOR_DEFAULT_PORT } from '../../settings/local-platform.js';
 import { examples } from '../examples.js';
 import { collect } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 
 export function parsePort(value: string): number {
   const port = Number(value);
@@ -43,9 +44,14 @@ function define(program: Parent) {
       'seed of job ids, event ids and metrics: the same seed, the same jobs (default: random ids)',
       parseWhole,
     )
-    .option(
-      '--state-dir <dir>',
-      "where the state is kept across restarts (default: aip's data directory, e.g. ~/.local/share/aip/emulator)",
+    .addOption(
+      valueKind(
+        'directory',
+        new Option(
+          '--state-dir <dir>',
+          "where the state is kept across restarts (default: aip's data directory, e.g. ~/.local/share/aip/emulator)",
+        ),
+      ),
     )
     .option('--ephemeral', 'keep the state in memory only: gone when the emulator stops')
     .option('--demo', 'on first start, a model with a finished job, checkpoints and spans to look around')

@@ -1,12 +1,14 @@
 // `aip eval`: its flags, help and examples; the code that runs is eval.run.ts.
 
+import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { DEFAULT_EVAL_GROUP_SIZE, DEFAULT_EVAL_SEED, DEFAULT_PASS_THRESHOLD } from '../../eval/defaults.js';
 import { examples } from '../examples.js';
 import { collect, parseNumber } from '../parsers.js';
 import { samplingFlags } from '../sampling-flags.js';
 import type { OptionsOf, Parent } from '../types.js';
-import { options } from '../verbs.js';
+import { valueKind } from '../value-kinds.js';
+import { withWaitingOptions } from '../verbs.js';
 
 const DESCRIPTION =
   'score checkpoints on a task set, sampled alike (the same seed for each): mean and spread of reward, pass rate, and which tasks changed';
@@ -17,10 +19,16 @@ const newCommand = (program: Parent) => program.command('eval').description(DESC
 function withFlags(evaluation: ReturnType<typeof newCommand>) {
   const command = samplingFlags(
     evaluation
-      .requiredOption(
-        '--model <model>',
-        'a checkpoint to evaluate: name[:stepN] of a model created here, or wandb-artifact:///team/project/name[:stepN] (repeatable; compared in the order given)',
-        collect,
+      .addOption(
+        valueKind(
+          'model',
+          new Option(
+            '--model <model>',
+            'a checkpoint to evaluate: name[:stepN] of a model created here, or wandb-artifact:///team/project/name[:stepN] (repeatable; compared in the order given)',
+          ),
+        )
+          .argParser(collect)
+          .makeOptionMandatory(),
       )
       .option('-o <key=value>', 'a request parameter, value as JSON when it parses (repeatable)', collect),
     DEFAULT_EVAL_GROUP_SIZE,
@@ -48,17 +56,14 @@ function withFlags(evaluation: ReturnType<typeof newCommand>) {
   ]);
 }
 
-const define = (program: Parent) => withFlags(newCommand(program));
+// Its options are built when it runs (or for what walks the whole tree): not for every start-up.
+const define = withWaitingOptions(newCommand, withFlags);
 
 export type EvalOptions = OptionsOf<typeof define>;
 
 export function registerEval(program: Parent, ctx: Context): void {
-  const evaluation = newCommand(program);
-  // Its options are built when it runs (or for what walks the whole tree): not for every start-up.
-  options(evaluation, () =>
-    withFlags(evaluation).action(async (given) => {
-      const { runEvalCommand } = await import('./eval.run.js');
-      await runEvalCommand(ctx, given);
-    }),
-  );
+  define(program).action(async (given) => {
+    const { runEvalCommand } = await import('./eval.run.js');
+    await runEvalCommand(ctx, given);
+  });
 }

@@ -1,15 +1,25 @@
 // `aip events`: its argument, flags, help and examples; the code that runs is events.run.ts.
 
+import { Argument } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { parseInterval, parseLimit } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 
 function define(program: Parent) {
   const events = program
     .command('events')
     .description("a training job's events, oldest first: a page, every page, or followed as they come")
-    .argument('<job>', 'job id, or the start of one created from this machine (at least 4 characters)')
+    .addArgument(
+      valueKind(
+        'job',
+        new Argument(
+          '<job>',
+          'job id, or the start of one created from this machine (at least 4 characters)',
+        ),
+      ),
+    )
     .option(
       '--after <id>',
       'start after this event id (the cursor printed at the end of a page, or on Ctrl-C)',

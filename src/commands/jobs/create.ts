@@ -7,6 +7,7 @@ import { examples } from '../examples.js';
 import { parseInterval, parseNumberList } from '../parsers.js';
 import { rlConfigFlags } from '../rl-config-flags.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 import { givenWords, parseStall, STALL_FLAG, STALL_HELP } from '../wait-flags.js';
 
 const MODEL = 'model id, or a name created from this machine';
@@ -41,8 +42,13 @@ function defineRl(create: Parent) {
       create
         .command('rl')
         .description('an RL job from trajectory groups (JSON Lines or a JSON array; - for stdin)')
-        .requiredOption('--model <model>', MODEL)
-        .requiredOption('--file <path>', 'trajectory groups to train on'),
+        .addOption(valueKind('model', new Option('--model <model>', MODEL)).makeOptionMandatory())
+        .addOption(
+          valueKind(
+            'file',
+            new Option('--file <path>', 'trajectory groups to train on'),
+          ).makeOptionMandatory(),
+        ),
     ),
   );
   return examples(rl, [
@@ -57,12 +63,17 @@ function defineSft(create: Parent) {
     create
       .command('sft')
       .description('an SFT job from training data already in W&B Artifacts')
-      .requiredOption('--model <model>', MODEL)
+      .addOption(valueKind('model', new Option('--model <model>', MODEL)).makeOptionMandatory())
       .requiredOption(
         '--data-url <url>',
         'wandb-artifact:///entity/project/name:version of the training JSONL',
       )
-      .option('--file <path>', 'a local copy of the data, checked before anything is sent')
+      .addOption(
+        valueKind(
+          'file',
+          new Option('--file <path>', 'a local copy of the data, checked before anything is sent'),
+        ),
+      )
       .option('--batch-size <n|auto>', 'examples per batch, or auto', parseBatchSize)
       .option('--learning-rate <x[,x…]>', 'learning rate, or one per batch', parseNumberList)
       .addOption(
@@ -71,13 +82,23 @@ function defineSft(create: Parent) {
           'last',
         ]),
       )
-      .option(
-        '--config <json|file>',
-        'more config (SFTTrainingConfig) settings: a JSON object, or a file holding one',
+      .addOption(
+        valueKind(
+          'file',
+          new Option(
+            '--config <json|file>',
+            'more config (SFTTrainingConfig) settings: a JSON object, or a file holding one',
+          ),
+        ),
       )
-      .option(
-        '--experimental-config <json|file>',
-        'experimental_config: a JSON object, or a file holding one',
+      .addOption(
+        valueKind(
+          'file',
+          new Option(
+            '--experimental-config <json|file>',
+            'experimental_config: a JSON object, or a file holding one',
+          ),
+        ),
       ),
   );
   return examples(sft, [

@@ -1,8 +1,10 @@
 // `aip jobs get`: its argument, help and examples; the code that runs is get.run.ts.
 
+import { Argument } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 import { JOB } from './arguments.js';
 
 function define(jobs: Parent) {
@@ -11,7 +13,7 @@ function define(jobs: Parent) {
     .description(
       'the job and its state derived from its events (queued, running k/n, succeeded, failed), with the latest metrics',
     )
-    .argument('<job>', JOB);
+    .addArgument(valueKind('job', new Argument('<job>', JOB)));
   return examples(get, ['aip jobs get 3f0c', 'aip jobs get 3f0c2a1e-… --json | jq .state']);
 }
 

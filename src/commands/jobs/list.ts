@@ -4,6 +4,7 @@ import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 
 /** The states a job can be listed in (src/jobs/shape.ts); `unknown` is shown, not filtered on. */
 const STATES = ['queued', 'running', 'succeeded', 'failed', 'gone'] as const;
@@ -20,9 +21,14 @@ function define(jobs: Parent) {
     .description(
       'the jobs created from this machine (the API cannot list them), newest first, with their state',
     )
-    .option(
-      '--model <model>',
-      'only the jobs of this model: its id, or its name (team/project/name, project/name, name)',
+    .addOption(
+      valueKind(
+        'model',
+        new Option(
+          '--model <model>',
+          'only the jobs of this model: its id, or its name (team/project/name, project/name, name)',
+        ),
+      ),
     )
     .addOption(new Option('--state <state>', 'only the jobs in this state').choices(STATES))
     .option('--limit <n>', 'at most this many jobs (the newest)', parseCount);

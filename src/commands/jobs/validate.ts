@@ -1,9 +1,11 @@
 // `aip jobs validate rl` and `aip jobs validate sft`: their argument, help and examples; the code
 // that runs is validate.run.ts.
 
+import { Argument } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 
 const KINDS = ['rl', 'sft'] as const;
 
@@ -18,7 +20,7 @@ function define(validate: Parent, kind: DataKind) {
         ? 'trajectory groups (JSON Lines or a JSON array)'
         : 'SFT examples (JSON Lines of {"messages", "tools"})',
     )
-    .argument('<file>', 'the file, or - for stdin');
+    .addArgument(valueKind('file', new Argument('<file>', 'the file, or - for stdin')));
   return examples(command, [
     `aip jobs validate ${kind} ${kind === 'rl' ? 'groups.jsonl' : 'train.jsonl'}`,
     `cat data.jsonl | aip jobs validate ${kind} -`,

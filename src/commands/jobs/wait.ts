@@ -1,9 +1,11 @@
 // `aip jobs wait`: its argument, flags, help and examples; the code that runs is wait.run.ts.
 
+import { Argument } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { parseInterval } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 import { givenWords, parseStall, STALL_FLAG, STALL_HELP } from '../wait-flags.js';
 import { JOB } from './arguments.js';
 
@@ -13,7 +15,7 @@ function define(jobs: Parent) {
     .description(
       'follow a job to its end: exit 0 succeeded, 5 failed, 7 --timeout reached, 8 stalled; Ctrl-C stops watching, not the job',
     )
-    .argument('<job>', JOB)
+    .addArgument(valueKind('job', new Argument('<job>', JOB)))
     .option('--interval <seconds>', 'seconds between polls (default 1)', parseInterval)
     .option(STALL_FLAG, STALL_HELP, parseStall);
   return examples(wait, [

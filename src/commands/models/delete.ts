@@ -1,8 +1,10 @@
 // `aip models delete`: its argument, help and examples; the code that runs is delete.run.ts.
 
+import { Argument } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 
 function define(models: Parent) {
   const del = models
@@ -10,7 +12,12 @@ function define(models: Parent) {
     .description(
       'delete a model with all its checkpoints and its run (asks first on a terminal; --yes in scripts)',
     )
-    .argument('<model>', 'model id, or a name created from this machine (team/project/name or name)');
+    .addArgument(
+      valueKind(
+        'model',
+        new Argument('<model>', 'model id, or a name created from this machine (team/project/name or name)'),
+      ),
+    );
   return examples(del, ['aip models delete agent-001', 'aip models delete 3f0c…-uuid --yes']);
 }
 

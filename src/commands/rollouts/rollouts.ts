@@ -1,11 +1,13 @@
 // `aip rollouts`: its flags, help and examples; the code that runs is rollouts.run.ts.
 
+import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { collect } from '../parsers.js';
 import { samplingFlags } from '../sampling-flags.js';
 import type { OptionsOf, Parent } from '../types.js';
-import { options } from '../verbs.js';
+import { valueKind } from '../value-kinds.js';
+import { withWaitingOptions } from '../verbs.js';
 
 const DESCRIPTION =
   'sample K replies per task from a checkpoint on the Training API, score each, and write trajectory groups for jobs create rl';
@@ -16,9 +18,14 @@ const command = (program: Parent) => program.command('rollouts').description(DES
 function withFlags(rollouts: ReturnType<typeof command>) {
   const withOptions = samplingFlags(
     rollouts
-      .requiredOption(
-        '--model <model>',
-        'the checkpoint: name[:stepN] of a model created here, or wandb-artifact:///team/project/name[:stepN]',
+      .addOption(
+        valueKind(
+          'model',
+          new Option(
+            '--model <model>',
+            'the checkpoint: name[:stepN] of a model created here, or wandb-artifact:///team/project/name[:stepN]',
+          ),
+        ).makeOptionMandatory(),
       )
       // -o is both, as the flag's users expect: an output file, and a request parameter (key=value).
       .option(
@@ -26,7 +33,12 @@ function withFlags(rollouts: ReturnType<typeof command>) {
         'the groups file (default: stdout), or a request parameter key=value (repeatable)',
         collect,
       )
-      .option('--output <file>', 'the groups file, written a group at a time as each is complete'),
+      .addOption(
+        valueKind(
+          'file',
+          new Option('--output <file>', 'the groups file, written a group at a time as each is complete'),
+        ),
+      ),
   )
     .option('--resume', 'continue a groups file: its tasks are not sampled again')
     .option('--force', 'start the groups file again if it exists');
@@ -38,17 +50,14 @@ function withFlags(rollouts: ReturnType<typeof command>) {
   ]);
 }
 
-const define = (program: Parent) => withFlags(command(program));
+// Its options are built when it runs (or for what walks the whole tree): not for every start-up.
+const define = withWaitingOptions(command, withFlags);
 
 export type RolloutsOptions = OptionsOf<typeof define>;
 
 export function registerRollouts(program: Parent, ctx: Context): void {
-  const rollouts = command(program);
-  // Its options are built when it runs (or for what walks the whole tree): not for every start-up.
-  options(rollouts, () =>
-    withFlags(rollouts).action(async (given) => {
-      const { runRolloutsCommand } = await import('./rollouts.run.js');
-      await runRolloutsCommand(ctx, given);
-    }),
-  );
+  define(program).action(async (given) => {
+    const { runRolloutsCommand } = await import('./rollouts.run.js');
+    await runRolloutsCommand(ctx, given);
+  });
 }

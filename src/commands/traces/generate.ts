@@ -4,6 +4,7 @@ import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 import { wholeNumber } from './flags.js';
 
 function define(traces: Parent) {
@@ -31,7 +32,7 @@ function define(traces: Parent) {
       '--start <time>',
       'when the first trace starts: now, Unix seconds or RFC 3339 (default an hour ago)',
     )
-    .option('-o, --output <file>', 'write to a file instead of stdout');
+    .addOption(valueKind('file', new Option('-o, --output <file>', 'write to a file instead of stdout')));
   return examples(generate, [
     'aip traces generate --spans 1000 | aip traces send -',
     'aip traces generate --spans 200000 -o spans.jsonl',

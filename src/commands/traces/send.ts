@@ -1,9 +1,10 @@
 // `aip traces send`: its argument, flags, help and examples; the code that runs is send.run.ts.
 
-import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { Argument, InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { OptionsOf, Parent } from '../types.js';
+import { valueKind } from '../value-kinds.js';
 import { wholeNumber } from './flags.js';
 
 /** "4MB", "512KB", "1048576". */
@@ -22,7 +23,7 @@ function define(traces: Parent) {
     .description(
       'send the spans of an OTLP/JSON (one document or JSON Lines) or OTLP protobuf file, gzipped or not; all of it is checked before anything is sent',
     )
-    .argument('<file>', 'the file, or - for stdin')
+    .addArgument(valueKind('file', new Argument('<file>', 'the file, or - for stdin')))
     .addOption(
       new Option('--format <format>', 'the input format (default: from its first bytes)').choices([
         'json',

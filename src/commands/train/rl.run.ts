@@ -26,31 +26,7 @@ import {
   type RunSampling,
 } from '../../train/run-dir.js';
 import { printRunSummary } from '../../train/summary.js';
-import type { TrainRlOptions } from './rl.js';
-
-/** The flags that make the plan: a resumed run has its plan, and these would contradict it. */
-const PLAN_FLAGS: ReadonlyArray<[keyof TrainRlOptions, string]> = [
-  ['model', '--model'],
-  ['tasks', '--tasks'],
-  ['groupSize', '--group-size'],
-  ['reward', '--reward'],
-  ['rewardCmd', '--reward-cmd'],
-  ['rewardTimeout', '--reward-timeout'],
-  ['temperature', '--temperature'],
-  ['maxTokens', '--max-tokens'],
-  ['option', '--option'],
-  ['o', '-o'],
-  ['seed', '--seed'],
-  ['logSplit', '--log-split'],
-  ['runDir', '--run-dir'],
-  ['learningRate', '--learning-rate'],
-  ['lossFn', '--loss-fn'],
-  ['klPenaltyCoef', '--kl-penalty-coef'],
-  ['epsilon', '--epsilon'],
-  ['advantageBalance', '--advantage-balance'],
-  ['allowTrainingWithoutLogprobs', '--allow-training-without-logprobs'],
-  ['config', '--config'],
-];
+import type { ResumeFlags, TrainRlOptions } from './rl.js';
 
 function sha256Of(path: string): string {
   try {
@@ -134,15 +110,21 @@ async function newRun(
   return { run, model, tasks };
 }
 
+/** "a, b and c". */
+const inWords = (items: readonly string[]) =>
+  items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+
 async function resumedRun(
   ctx: Context,
   dir: string,
   options: TrainRlOptions,
+  flags: ResumeFlags,
 ): Promise<{ run: RunDir; model: ModelRef; tasks: Task[] }> {
-  const given = PLAN_FLAGS.filter(([key]) => options[key] !== undefined).map(([, flag]) => flag);
+  // A resumed run has its plan, and these would contradict it.
+  const given = flags.plan.filter(([key]) => options[key] !== undefined).map(([, flag]) => flag);
   if (given.length > 0)
     throw new UsageError(
-      `--resume takes the plan from ${dir}/run.json: ${given.join(', ')} cannot change it (--steps, --concurrency, --trace, --interval and --stall can be given)`,
+      `--resume takes the plan from ${dir}/run.json: ${given.join(', ')} cannot change it (${inWords(flags.allowed)} can be given)`,
     );
   const run = openRunDir(dir);
   const { state } = run;
@@ -179,10 +161,10 @@ async function resumedRun(
   return { run, model, tasks };
 }
 
-export async function runTrainRl(ctx: Context, options: TrainRlOptions): Promise<void> {
+export async function runTrainRl(ctx: Context, options: TrainRlOptions, flags: ResumeFlags): Promise<void> {
   const { run, model, tasks } =
     options.resume !== undefined
-      ? await resumedRun(ctx, options.resume, options)
+      ? await resumedRun(ctx, options.resume, options, flags)
       : await newRun(ctx, options);
   const resume = ctx.commandLine(['train', 'rl', '--resume', run.dir]);
   const gha = githubActions(ctx);
