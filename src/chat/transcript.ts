@@ -8,9 +8,10 @@ import { annotateProblems } from '../ci/problems.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
 import { assertRewritable, removeStaleTemps, writeFileAtomic, writeTarget } from '../fs/atomic-write.js';
+import { openSource } from '../fs/open-source.js';
 import { writeError } from '../fs/write-error.js';
 import { messageParam } from '../validate/chat-schema.js';
-import { checkDocuments, openSource, problemLines } from '../validate/check-file.js';
+import { checkDocuments, problemLines } from '../validate/check-file.js';
 import { validate } from '../validate/schema.js';
 import type { ChatMessage } from './types.js';
 

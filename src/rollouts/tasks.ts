@@ -10,8 +10,9 @@ import type { ChatMessage } from '../chat/types.js';
 import { annotateProblems } from '../ci/problems.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
+import { openSource } from '../fs/open-source.js';
 import { functionTool, messageParam } from './../validate/chat-schema.js';
-import { checkDocuments, openSource, problemLines, requireDocuments } from '../validate/check-file.js';
+import { checkDocuments, problemLines, requireDocuments } from '../validate/check-file.js';
 import {
   anyOf,
   anything,

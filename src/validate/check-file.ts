@@ -2,10 +2,8 @@
 // all of them in one run (the list is capped, the count is not). Documents are parsed with JSON.parse;
 // only a failing one is read again to find the line of each problem (locate.ts).
 
-import { createReadStream, statSync } from 'node:fs';
 import { DEFAULT_LINE_BYTES, lineTooLarge } from '../api/limits.js';
-import { UsageError } from '../errors/errors.js';
-import type { IO } from '../output/io.js';
+import type { Source } from '../fs/open-source.js';
 import { type DocumentFormat, type JsonDocument, readDocuments } from './documents.js';
 import { findSyntaxError, lineAt, lineOfPath } from './locate.js';
 import { formatPath, type Issue } from './schema.js';
@@ -28,31 +26,6 @@ export interface CheckedFile {
   problemCount: number;
   /** The parsed documents, when asked for and when there was no problem. */
   values: unknown[];
-}
-
-export interface Source {
-  /** As shown in messages: the path, or "stdin". */
-  name: string;
-  stream: AsyncIterable<Buffer | string>;
-  /** The line-size limit (AIP_MAX_LINE_BYTES; DEFAULT_LINE_BYTES when not given). */
-  maxLineBytes?: number;
-}
-
-/**
- * A file path or "-" (stdin), checked to be readable before anything is read; `maxLineBytes` is the
- * line-size limit in effect (lineLimitFrom(ctx.env)).
- */
-export function openSource(path: string, io: IO, maxLineBytes?: number): Source {
-  if (path === '-') return { name: 'stdin', stream: io.stdin as AsyncIterable<Buffer>, maxLineBytes };
-  let isFile: boolean;
-  try {
-    isFile = statSync(path).isFile();
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code}`);
-  }
-  if (!isFile) throw new UsageError(`cannot read ${path}: not a file`);
-  return { name: path, stream: createReadStream(path, { highWaterMark: 1 << 20 }), maxLineBytes };
 }
 
 function syntaxProblem(doc: JsonDocument, error: unknown): Problem {

@@ -5,10 +5,11 @@
 // answers an earlier tool call, and a tool's parameters are a JSON Schema object.
 
 import { annotateProblems } from '../ci/problems.js';
+import { openSource } from '../fs/open-source.js';
 import { isObject } from '../lib/json.js';
 import type { IO } from '../output/io.js';
 import { functionTool, messageParams, tagged } from './chat-schema.js';
-import { type CheckedFile, checkDocuments, openSource, requireDocuments } from './check-file.js';
+import { type CheckedFile, checkDocuments, requireDocuments } from './check-file.js';
 import { arr, type Issue, nullable, obj, validate } from './schema.js';
 
 const sftMessage = tagged(

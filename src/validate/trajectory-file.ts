@@ -6,13 +6,8 @@ import { lineLimitFrom } from '../api/limits.js';
 import { annotateProblems } from '../ci/problems.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
-import {
-  type CheckedFile,
-  checkDocuments,
-  openSource,
-  problemLines,
-  requireDocuments,
-} from './check-file.js';
+import { openSource } from '../fs/open-source.js';
+import { type CheckedFile, checkDocuments, problemLines, requireDocuments } from './check-file.js';
 import { checkGroup, emptyGroupStats, type GroupStats } from './trajectory.js';
 
 export interface TrajectoryFile {

@@ -4,7 +4,8 @@ import { seededRandom } from '../../src/lib/seeded-random.js';
 // for the line numbers the validator should report.
 
 import { Readable } from 'node:stream';
-import { type CheckedFile, checkDocuments, type Source } from '../../src/validate/check-file.js';
+import type { Source } from '../../src/fs/open-source.js';
+import { type CheckedFile, checkDocuments } from '../../src/validate/check-file.js';
 import { type DocumentEvent, readDocuments } from '../../src/validate/documents.js';
 import { checkGroup, emptyGroupStats, type GroupStats } from '../../src/validate/trajectory.js';
 

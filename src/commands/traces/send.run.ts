@@ -8,6 +8,7 @@ import { githubActions } from '../../ci/github.js';
 import { annotateProblems } from '../../ci/problems.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
+import { openSource } from '../../fs/open-source.js';
 import { progress } from '../../output/progress.js';
 import { DEFAULT_LIMITS } from '../../traces/read/batches.js';
 import { type ReadResult, readSpans } from '../../traces/read/read-input.js';
@@ -15,7 +16,7 @@ import { reportSend } from '../../traces/send/ci-report.js';
 import { configuredProject, traceClient } from '../../traces/send/client.js';
 import { type SendSummary, sendBatches } from '../../traces/send/send.js';
 import { onSpoolFailure } from '../../traces/send/spool.js';
-import { openSource, problemLines } from '../../validate/check-file.js';
+import { problemLines } from '../../validate/check-file.js';
 import type { SendOptions } from './send.js';
 
 const plural = (n: number, word: string, many = `${word}s`) =>

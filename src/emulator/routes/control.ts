@@ -11,6 +11,18 @@ import { jobResponse } from './jobs.js';
 import type { EmulatorRouter } from './types.js';
 
 export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore, log: RequestLog): void {
+  registerHealthRoute(router, log);
+  registerRequestRoutes(router, log);
+  registerFaultRoutes(router, faults);
+  registerSystemCheckRoutes(router);
+  registerCheckpointRoute(router);
+  registerJobPlanRoute(router);
+  registerChatPaceRoute(router);
+  registerRecordRoutes(router);
+  registerStateRoutes(router, faults, log);
+}
+
+function registerHealthRoute(router: EmulatorRouter, log: RequestLog): void {
   router.add('GET', '/_emulator/health', {
     run: (x) =>
       x.send(200, {
@@ -25,7 +37,10 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
         counts: x.state.counts(),
       }),
   });
+}
 
+/** The request record: what reached the emulator, and how often each route did. */
+function registerRequestRoutes(router: EmulatorRouter, log: RequestLog): void {
   router.add('GET', '/_emulator/requests', {
     run: (x) => {
       const filter = { method: x.query.get('method') ?? undefined, path: x.query.get('path') ?? undefined };
@@ -39,7 +54,9 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
     },
   });
   router.add('GET', '/_emulator/counts', { run: (x) => x.send(200, log.routeCounts()) });
+}
 
+function registerFaultRoutes(router: EmulatorRouter, faults: FaultStore): void {
   router.add('POST', '/_emulator/faults', {
     run: (x) => {
       try {
@@ -61,7 +78,10 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
     run: (x) =>
       faults.remove(x.params.id!) ? x.send(200, { deleted: x.params.id }) : x.error(404, 'no such fault'),
   });
+}
 
+/** The components system-check reports on, made to fail and healed again. */
+function registerSystemCheckRoutes(router: EmulatorRouter): void {
   router.add('GET', '/_emulator/system-check', {
     run: (x) => x.send(200, { failing: Object.fromEntries(x.state.failingComponents) }),
   });
@@ -82,9 +102,13 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
       x.send(200, { failing: Object.fromEntries(x.state.failingComponents) });
     },
   });
+}
 
-  // Checkpoints for a model without training it: {"count": 250} adds steps 1…250 after the last one,
-  // {"steps": [3, 5]} adds those; metrics follow the emulator's curve unless given.
+/**
+ * Checkpoints for a model without training it: {"count": 250} adds steps 1…250 after the last one,
+ * {"steps": [3, 5]} adds those; metrics follow the emulator's curve unless given.
+ */
+function registerCheckpointRoute(router: EmulatorRouter): void {
   router.add('POST', '/_emulator/models/:model_id/checkpoints', {
     run: (x) => {
       const store = x.state.models;
@@ -103,9 +127,13 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
       x.send(200, { added: steps.length, checkpoints: store.checkpointsOf(model.id).length });
     },
   });
+}
 
-  // How the next jobs go: {"steps": 300} for a long job, {"fail_at_step": 2, "error_message": "…"} for
-  // one that fails part-way; "times" (default 1) jobs use the plan. {"step_ms": 5} changes the pace.
+/**
+ * How the next jobs go: {"steps": 300} for a long job, {"fail_at_step": 2, "error_message": "…"} for
+ * one that fails part-way; "times" (default 1) jobs use the plan. {"step_ms": 5} changes the pace.
+ */
+function registerJobPlanRoute(router: EmulatorRouter): void {
   router.add('POST', '/_emulator/job-plans', {
     run: (x) => {
       const body = x.json() as Record<string, unknown>;
@@ -147,9 +175,13 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
       x.send(200, { step_ms: jobs.stepMs, plans: jobs.plans });
     },
   });
+}
 
-  // The pace of chat replies: {"token_ms": 0} between streamed tokens, {"unstreamed_token_ms": 5} per
-  // token of a reply sent whole (before it is sent); either or both.
+/**
+ * The pace of chat replies: {"token_ms": 0} between streamed tokens, {"unstreamed_token_ms": 5} per
+ * token of a reply sent whole (before it is sent); either or both.
+ */
+function registerChatPaceRoute(router: EmulatorRouter): void {
   router.add('POST', '/_emulator/chat', {
     run: (x) => {
       const body = x.json() as Record<string, unknown>;
@@ -175,7 +207,10 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
       x.send(200, { token_ms: x.state.tokenMs, unstreamed_token_ms: x.state.unstreamedTokenMs });
     },
   });
+}
 
+/** What the platform kept: training logs and the spans trace ingest accepted. */
+function registerRecordRoutes(router: EmulatorRouter): void {
   router.add('GET', '/_emulator/logs', { run: (x) => x.send(200, { data: x.state.models.logs }) });
 
   // The spans trace ingest accepted, decoded: ?project=team/project&trace_id=…&name=…&offset=&limit=
@@ -201,7 +236,10 @@ export function registerControlRoutes(router: EmulatorRouter, faults: FaultStore
       x.send(200, { deleted: true });
     },
   });
+}
 
+/** The whole state at a glance, and back to none of it. */
+function registerStateRoutes(router: EmulatorRouter, faults: FaultStore, log: RequestLog): void {
   router.add('GET', '/_emulator/state', {
     run: (x) => {
       const store = x.state.models;

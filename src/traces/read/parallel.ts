@@ -7,18 +7,16 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { DEFAULT_LINE_BYTES } from '../../api/limits.js';
 import type { Project } from '../otlp/routing.js';
 import type { BatchLimits } from './batches.js';
-import { type PiecesBatch, PiecesReader } from './pieces-reader.js';
+import { type PiecesBatch, PiecesReader, type PiecesSettings } from './pieces-reader.js';
 import { Problems } from './problems.js';
-import type { FromWorker, ToWorker } from './worker.js';
+import { type PieceReaders, type PieceResults, WorkerPool } from './worker-pool.js';
 
-// Small pieces, three deep: a worker's heap holds a piece's parsed objects, so 1 MB pieces keep peak
-// memory ~10 MB lower than 2 MB ones, and a third piece waiting keeps the workers as busy.
+// Small pieces: a worker's heap holds a piece's parsed objects, so 1 MB pieces keep peak memory
+// ~10 MB lower than 2 MB ones (worker-pool.ts keeps three waiting per worker).
 const PIECE_BYTES = 1024 * 1024;
-const PIECES_WAITING = 3;
 const MAX_WORKERS = 4;
 
 /**
@@ -48,24 +46,6 @@ export interface ParallelResult {
    * The caller reads the rest, from that line on, on its own thread, where long lines are scanned.
    */
   rest?: { input: AsyncIterable<Buffer>; line: number };
-}
-
-interface WorkerSlot {
-  worker: Worker;
-  /** Pieces given to it and not yet read. */
-  waiting: number;
-}
-
-function startWorkers(script: string, count: number): WorkerSlot[] {
-  return Array.from({ length: count }, () => ({
-    // Bounded heaps: a worker collects its garbage instead of growing (memory stays flat). A 12 MB
-    // young generation (V8's default would grow to 48) takes ~30 MB off the peak of two workers at the
-    // same throughput: the parsed spans of a piece die young either way.
-    worker: new Worker(script, {
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 12 },
-    }),
-    waiting: 0,
-  }));
 }
 
 /** A line longer than this (or than the line limit) is not dealt to a worker. */
@@ -101,121 +81,93 @@ export async function readJsonLinesParallel(
 ): Promise<ParallelResult> {
   const result: ParallelResult = { spans: 0, documents: 0, problems: new Problems() };
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_LINE_BYTES;
-  const longLine = Math.min(LONG_LINE_BYTES, maxLineBytes);
-  const here = !options.script || options.workers < 1;
-  const pool = here ? [] : startWorkers(options.script!, options.workers);
-  const reader = here
-    ? new PiecesReader({ limits: options.limits, project: options.project, maxLineBytes })
-    : undefined;
-  const took = (read: { batches: PiecesBatch[]; spans: number; documents: number }) => {
-    for (const batch of read.batches) options.onBatch(batch);
-    result.spans += read.spans;
-    result.documents += read.documents;
-    options.onProgress?.(result.spans);
+  const settings: PiecesSettings = { limits: options.limits, project: options.project, maxLineBytes };
+  const results: PieceResults = {
+    took: (read) => {
+      for (const batch of read.batches) options.onBatch(batch);
+      result.spans += read.spans;
+      result.documents += read.documents;
+      options.onProgress?.(result.spans);
+    },
+    merge: (list, count) => result.problems.merge(list, count),
   };
-  let failure: unknown;
-  let wake: (() => void) | undefined;
-  const notify = () => {
-    wake?.();
-    wake = undefined;
-  };
-  const finished = pool.map(
-    (slot) =>
-      new Promise<void>((resolve) => {
-        slot.worker.on('message', (message: FromWorker) => {
-          took(message);
-          if (message.type === 'progress') slot.waiting--;
-          else {
-            result.problems.merge(message.problems, message.problemCount);
-            resolve();
-          }
-          notify();
-        });
-        slot.worker.on('error', (error) => {
-          failure ??= error;
-          resolve();
-          notify();
-        });
-      }),
-  );
-  const send = (slot: WorkerSlot, message: ToWorker, transfer: ArrayBuffer[] = []) =>
-    slot.worker.postMessage(message, transfer);
-  for (const slot of pool)
-    send(slot, { type: 'start', limits: options.limits, project: options.project, maxLineBytes });
-
-  /**
-   * Gives a piece to the least busy worker, waiting while every one has PIECES_WAITING (or reads it
-   * here). The piece's memory moves to the worker (it must be the only thing in its ArrayBuffer).
-   */
-  const dispatch = async (bytes: Buffer, firstLine: number) => {
-    if (reader) {
-      reader.piece(bytes, firstLine);
-      took(reader.take());
-      return;
-    }
-    for (;;) {
-      if (failure) throw failure;
-      const slot = pool.reduce((a, b) => (b.waiting < a.waiting ? b : a));
-      if (slot.waiting < PIECES_WAITING) {
-        slot.waiting++;
-        send(slot, { type: 'piece', bytes, firstLine }, [bytes.buffer as ArrayBuffer]);
-        return;
-      }
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-    }
-  };
-
+  const readers =
+    !options.script || options.workers < 1
+      ? readHere(settings, results)
+      : new WorkerPool(options.script, options.workers, settings, results);
   try {
-    let pending: Buffer[] = [];
-    let pendingBytes = 0;
-    let line = 1;
-    const iterator = input[Symbol.asyncIterator]();
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) break;
-      pending.push(next.value);
-      pendingBytes += next.value.length;
-      if (pendingBytes < PIECE_BYTES) continue;
-      const joined = ownBuffer(Buffer.concat(pending));
-      const cut = joined.lastIndexOf(10);
-      if (cut === -1) {
-        pending = [joined];
-        if (joined.length < longLine) continue;
-        // A line too long for a piece: the rest is the caller's, from the start of this line.
-        async function* rest(): AsyncGenerator<Buffer> {
-          yield joined;
-          for (;;) {
-            const more = await iterator.next();
-            if (more.done) return;
-            yield more.value;
-          }
-        }
-        result.rest = { input: rest(), line };
-        pendingBytes = 0;
-        pending = [];
-        break;
-      }
-      // The rest is copied out first: the piece takes the whole buffer with it.
-      pending = [Buffer.from(joined.subarray(cut + 1))];
-      pendingBytes = pending[0]!.length;
-      const piece = joined.subarray(0, cut + 1);
-      const lines = countNewlines(piece);
-      await dispatch(piece, line);
-      line += lines;
-    }
-    if (pendingBytes > 0) await dispatch(ownBuffer(Buffer.concat(pending)), line);
-    if (reader) {
-      reader.finish();
-      took(reader.take());
-      result.problems.merge(reader.problems.list, reader.problems.count);
-    }
-    for (const slot of pool) send(slot, { type: 'finish' });
-    await Promise.all(finished);
-    if (failure) throw failure;
+    const longLine = Math.min(LONG_LINE_BYTES, maxLineBytes);
+    const rest = await cutIntoPieces(input, longLine, (piece, firstLine) => readers.read(piece, firstLine));
+    if (rest) result.rest = rest;
+    await readers.finish();
   } finally {
-    await Promise.all(pool.map((slot) => slot.worker.terminate()));
+    await readers.close();
   }
   return result;
+}
+
+/** With no workers: each piece read on this thread as it is cut. */
+function readHere(settings: PiecesSettings, results: PieceResults): PieceReaders {
+  const reader = new PiecesReader(settings);
+  return {
+    read: async (bytes, firstLine) => {
+      reader.piece(bytes, firstLine);
+      results.took(reader.take());
+    },
+    finish: async () => {
+      reader.finish();
+      results.took(reader.take());
+      results.merge(reader.problems.list, reader.problems.count);
+    },
+    close: async () => {},
+  };
+}
+
+/**
+ * Cuts the input into pieces of whole lines, of PIECE_BYTES or a little more, and reads each with the
+ * number of its first line, one after the other. At a line too long for a piece (`longLine` bytes with
+ * no newline) it stops, and returns the rest of the input from the start of that line.
+ */
+async function cutIntoPieces(
+  input: AsyncIterable<Buffer>,
+  longLine: number,
+  read: (piece: Buffer, firstLine: number) => Promise<void>,
+): Promise<ParallelResult['rest']> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let line = 1;
+  const iterator = input[Symbol.asyncIterator]();
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) break;
+    pending.push(next.value);
+    pendingBytes += next.value.length;
+    if (pendingBytes < PIECE_BYTES) continue;
+    const joined = ownBuffer(Buffer.concat(pending));
+    const cut = joined.lastIndexOf(10);
+    if (cut === -1) {
+      pending = [joined];
+      if (joined.length < longLine) continue;
+      return { input: restOf(joined, iterator), line };
+    }
+    // The rest is copied out first: the piece takes the whole buffer with it.
+    pending = [Buffer.from(joined.subarray(cut + 1))];
+    pendingBytes = pending[0]!.length;
+    const piece = joined.subarray(0, cut + 1);
+    const lines = countNewlines(piece);
+    await read(piece, line);
+    line += lines;
+  }
+  if (pendingBytes > 0) await read(ownBuffer(Buffer.concat(pending)), line);
+  return undefined;
+}
+
+/** The input from the start of a line too long for a piece: that line's bytes so far, then the rest. */
+async function* restOf(first: Buffer, iterator: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  yield first;
+  for (;;) {
+    const more = await iterator.next();
+    if (more.done) return;
+    yield more.value;
+  }
 }
