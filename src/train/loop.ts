@@ -31,6 +31,17 @@ export interface LoopSetup {
   resume: string;
 }
 
+/**
+ * What the loop samples with and waits with: today's functions by default; the unit tests
+ * (test/train/loop.test.ts) hand in fakes, and a fake training client through the Context.
+ */
+export interface LoopDeps {
+  sampleIteration: typeof sampleIteration;
+  watchJob: typeof watchJob;
+}
+
+const LOOP_DEPS: LoopDeps = { sampleIteration, watchJob };
+
 /** An iteration's seed: the run's and the iteration's number, so a resumed run samples the same. */
 export function iterationSeed(runSeed: number, iteration: number): number {
   return seedFrom(JSON.stringify(['train rl', runSeed, iteration])) & 0x7fffffff;
@@ -108,11 +119,17 @@ async function logGroups(
  * Follows the iteration's job to its end; records it, and the checkpoint it made (job-checkpoint.ts:
  * none when it made no step, never an earlier job's). A failed job ends the run (exit 5).
  */
-async function waitForJob(ctx: Context, run: RunDir, iteration: IterationRecord, setup: LoopSetup) {
+async function waitForJob(
+  ctx: Context,
+  run: RunDir,
+  iteration: IterationRecord,
+  setup: LoopSetup,
+  deps: LoopDeps,
+) {
   const id = iteration.job_id!;
   let progress: JobProgress;
   try {
-    progress = await watchJob(
+    progress = await deps.watchJob(
       ctx,
       { id, entry: undefined },
       { ...setup.wait, within: { resume: setup.resume } },
@@ -141,6 +158,7 @@ async function runIteration(
   n: number,
   setup: LoopSetup,
   signal: AbortSignal,
+  deps: LoopDeps,
 ): Promise<void> {
   const { io } = ctx;
   const recorded = run.state.iterations[n - 1];
@@ -168,7 +186,7 @@ async function runIteration(
   if (!iteration.rollouts) {
     const model = `wandb-artifact:///${run.state.model.name}:step${iteration.checkpoint_step}`;
     const file = run.path(iteration.groups_file);
-    const done = await sampleIteration(
+    const done = await deps.sampleIteration(
       ctx,
       iteration,
       { file, model, label },
@@ -202,13 +220,18 @@ async function runIteration(
     io.info(`${label}: created RL job ${id}; following it (Ctrl-C stops the run, not the job)`);
   }
   if (signal.aborted) stopped(ctx, run, iteration, setup);
-  await waitForJob(ctx, run, iteration, setup);
+  await waitForJob(ctx, run, iteration, setup, deps);
 }
 
-export async function trainLoop(ctx: Context, run: RunDir, setup: LoopSetup): Promise<void> {
+export async function trainLoop(
+  ctx: Context,
+  run: RunDir,
+  setup: LoopSetup,
+  deps: LoopDeps = LOOP_DEPS,
+): Promise<void> {
   const { signal, release } = ctx.interruptible();
   try {
-    for (let n = 1; n <= run.state.steps; n++) await runIteration(ctx, run, n, setup, signal);
+    for (let n = 1; n <= run.state.steps; n++) await runIteration(ctx, run, n, setup, signal, deps);
   } finally {
     release();
   }
