@@ -1,4 +1,4 @@
-// The fault matrix, part 2 of 4: its cases and how they are split are in fault-matrix.ts.
+// The fault matrix, part 2 of 5: its cases and how they are split are in fault-matrix.ts.
 
 import { faultMatrixPart } from './fault-matrix.js';
 

@@ -1,0 +1,5 @@
+// The fault matrix, part 5 of 5: its cases and how they are split are in fault-matrix.ts.
+
+import { faultMatrixPart } from './fault-matrix.js';
+
+faultMatrixPart(5);
