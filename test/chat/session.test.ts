@@ -2,29 +2,19 @@
 // --message), the system prompt put in one place, the bookkeeping of a turn, /reset's forgetting,
 // saving, and moving to another model. Nothing is sent: the Inference API's model list is stubbed.
 
-import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ChatSession, type ChatSessionInit, seedMessages } from '../../src/chat/session.js';
-import { Context } from '../../src/context.js';
+import type { Context } from '../../src/context.js';
 import { UsageError } from '../../src/errors/errors.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { fakeIO } from '../helpers/io.js';
+import { offlineContext } from '../helpers/offline-context.js';
 
 const MODEL = 'openai/gpt-oss-20b';
 
 function context(): Context {
-  return new Context({
-    env: { AIP_CONFIG_DIR: tempConfigDir(), AIP_KEYRING: 'off' },
-    io: fakeIO().io,
-    transport: async () => {
-      throw new Error('nothing is sent');
-    },
-    sleep: async () => undefined,
-    random: () => 0.5,
-    signals: new EventEmitter(),
-  });
+  return offlineContext();
 }
 
 function session(init: Partial<ChatSessionInit> = {}): ChatSession {

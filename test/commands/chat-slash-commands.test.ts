@@ -2,29 +2,18 @@
 // its own handler, with its argument, over a real chat session; /help's lines as the REPL has always
 // printed them. The REPL itself, on a terminal, is test/e2e/repl.test.ts.
 
-import { EventEmitter } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { ChatSession, type ChatSessionInit } from '../../src/chat/session.js';
 import { helpLines, runSlashCommand, SLASH_COMMANDS } from '../../src/commands/chat/slash-commands.js';
-import { Context } from '../../src/context.js';
 import { tempConfigDir } from '../helpers/cli.js';
-import { fakeIO } from '../helpers/io.js';
+import { offlineContext } from '../helpers/offline-context.js';
 
 const MODEL = 'openai/gpt-oss-20b';
 
 function session(init: Partial<ChatSessionInit> = {}): ChatSession {
-  const ctx = new Context({
-    env: { AIP_CONFIG_DIR: tempConfigDir(), AIP_KEYRING: 'off' },
-    io: fakeIO().io,
-    transport: async () => {
-      throw new Error('nothing is sent');
-    },
-    sleep: async () => undefined,
-    random: () => 0.5,
-    signals: new EventEmitter(),
-  });
+  const ctx = offlineContext();
   return new ChatSession(ctx, { model: MODEL, api: 'inference', params: {}, ...init });
 }
 

@@ -114,6 +114,21 @@ const ONE_SAMPLE = () => [
   '1',
 ];
 
+/** One iteration of train rl on one sample, in a run directory of its own. */
+const ONE_ITERATION = () => [
+  'train',
+  'rl',
+  '--model',
+  modelId,
+  ...ONE_SAMPLE(),
+  '--steps',
+  '1',
+  '--interval',
+  '0.01',
+  '--run-dir',
+  join(partDir, `run-${++runDirs}`),
+];
+
 const COMMANDS: Command[] = [
   {
     // Verifies the key against the inference model list before it stores it.
@@ -350,19 +365,7 @@ const COMMANDS: Command[] = [
   {
     // One iteration: checkpoints list, sampling, the job created, its wait. The fault on its sampling.
     name: 'train rl (sampling)',
-    argv: () => [
-      'train',
-      'rl',
-      '--model',
-      modelId,
-      ...ONE_SAMPLE(),
-      '--steps',
-      '1',
-      '--interval',
-      '0.01',
-      '--run-dir',
-      join(partDir, `run-${++runDirs}`),
-    ],
+    argv: () => ONE_ITERATION(),
     service: 'training',
     method: 'POST',
     path: '/training/v1/chat/completions',
@@ -374,19 +377,7 @@ const COMMANDS: Command[] = [
   {
     // The same run, the fault on the wait for the job it created.
     name: 'train rl (wait)',
-    argv: () => [
-      'train',
-      'rl',
-      '--model',
-      modelId,
-      ...ONE_SAMPLE(),
-      '--steps',
-      '1',
-      '--interval',
-      '0.01',
-      '--run-dir',
-      join(partDir, `run-${++runDirs}`),
-    ],
+    argv: () => ONE_ITERATION(),
     service: 'training',
     method: 'GET',
     path: '/training/v1/preview/training-jobs/*/events',

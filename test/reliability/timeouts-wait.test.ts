@@ -8,9 +8,8 @@
 
 import { describe, expect, it } from 'vitest';
 import { openaiClient } from '../../src/api/openai.js';
-import { Context } from '../../src/context.js';
 import { useEmulator } from '../helpers/emulator.js';
-import { fakeIO } from '../helpers/io.js';
+import { offlineContext } from '../helpers/offline-context.js';
 import { patience } from '../helpers/patience.js';
 
 const { emu, env, run } = useEmulator();
@@ -176,17 +175,7 @@ describe('Retry-After beyond --timeout', () => {
   });
 
   it("the openai SDK retries nothing itself: aip's loop does, its backoff bounded by --timeout", async () => {
-    const ctx = new Context({
-      env: { ...env, AIP_KEYRING: 'off' },
-      io: fakeIO().io,
-      transport: async () => {
-        throw new Error('nothing is sent');
-      },
-      sleep: async () => undefined,
-      random: () => 0.5,
-      signals: process,
-    });
-    const client = await openaiClient(ctx, 'inference');
+    const client = await openaiClient(offlineContext(env), 'inference');
     expect(client.maxRetries).toBe(0);
     // No Retry-After: aip's backoff (0.5 s doubling to 8 s), each pause cut to --timeout (0.3 s).
     await emu.fault({ path: '/inference/v1/models', status: 503, times: 10 });
