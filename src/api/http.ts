@@ -207,6 +207,7 @@ export class HttpClient {
         signal,
         maxHeaderBytes: limits.headerBytes,
         bodyLimit,
+        freshConnection: !idempotent,
       });
     } catch (error) {
       // A limit passed: the same answer would come again, so it is not retried.

@@ -48,6 +48,12 @@ export interface TransportRequest {
   bodyLimit?: (status: number) => BodyLimit;
   /** How it travels (proxy.ts); decided on the way when not given. */
   proxy?: ProxyRoute;
+  /**
+   * Sent on a connection of its own, never a kept-alive one: a request that must not be sent twice (a
+   * create). An idle connection the server closes just as it is reused fails the request with
+   * ECONNRESET, which for a create can only be read as "it may have reached the server".
+   */
+  freshConnection?: boolean;
 }
 
 interface ResponseHead {
@@ -166,7 +172,9 @@ export async function openRequest(request: TransportRequest): Promise<OpenRespon
     if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
     const started = nowMs();
     const maxHeaderSize = request.maxHeaderBytes ?? DEFAULT_HEADER_BYTES;
-    const req = send(url, { method: request.method, headers, maxHeaderSize, agent: proxy?.agent });
+    // agent false: a one-off agent, so a new connection (a proxy's agent keeps its own).
+    const agent = proxy?.agent ?? (request.freshConnection ? false : undefined);
+    const req = send(url, { method: request.method, headers, maxHeaderSize, agent });
     proxy?.agent.giveUpWith(req, request.signal);
     const viaProxy = proxy && watchProxy(req, proxy, url, request.signal);
     const onAbort = () => req.destroy(request.signal.reason);

@@ -309,3 +309,40 @@ describe('errors', () => {
     expect(record?.status).toBe(404);
   });
 });
+
+describe('connections', () => {
+  it('a create gets a connection of its own; other requests reuse a kept-alive one', async () => {
+    // A server that counts connections: a kept-alive connection the server closes just as it is
+    // reused fails its request with ECONNRESET, which must never happen to a create (it would read
+    // as "it may have reached the server" when it did not).
+    const { createServer } = await import('node:http');
+    let connections = 0;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.setHeader('content-type', 'application/json');
+        res.end('{"ok": true}');
+      });
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    try {
+      const { http } = client({ baseUrl: `http://127.0.0.1:${port}`, apiKey: undefined });
+      await http.request({ method: 'GET', path: '/a' });
+      await http.request({ method: 'GET', path: '/a' });
+      const afterReads = connections;
+      await http.request({ method: 'POST', path: '/create', body: {} });
+      await http.request({ method: 'POST', path: '/create', body: {} });
+      expect(connections - afterReads).toBe(2);
+      // A POST that may be sent twice is not a create: it reuses a connection like a GET.
+      const beforeIdempotent = connections;
+      await http.request({ method: 'POST', path: '/batch', body: {}, idempotent: true });
+      await http.request({ method: 'POST', path: '/batch', body: {}, idempotent: true });
+      expect(connections - beforeIdempotent).toBeLessThanOrEqual(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
