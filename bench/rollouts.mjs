@@ -2,7 +2,8 @@
 // 1, 4 and 16 against the ideal, concurrency ÷ the latency of one request measured in the same run
 // (the same request, sent alone, one after another). Every reply is cut to the same number of tokens
 // (max_tokens), so every request takes the same time and the ideal is exact. Also the client's CPU per
-// rollout (the whole process, start-up included), from bench/rss.cjs.
+// rollout (the whole process, start-up included), from bench/rss.cjs. And the rewards side by side
+// (issue 30) at concurrency 16: the built-in, a --reward-cmd and a --reward-server of the same check.
 
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,33 @@ const TOKENS = 16;
 const GROUP_SIZE = 4;
 /** Tasks per concurrency: about the same wall time for each (5 s of requests at the ideal). */
 const TASKS = { 1: 4, 4: 16, 16: 64 };
+/** The concurrency the rewards are compared at. */
+const REWARD_CONCURRENCY = 16;
+
+/**
+ * The built-in `contains` as a node script: one trajectory on stdin, its reward on stdout
+ * (--reward-cmd); with `serve`, the same for each request line, answered line by line (--reward-server).
+ */
+const REWARD_SCRIPT = `
+const score = (input) => ({ reward: input.reply.toLowerCase().includes(String(input.reference).toLowerCase()) ? 1 : 0 });
+let text = '';
+process.stdin.setEncoding('utf8');
+if (process.argv[2] === 'serve') {
+  process.stdin.on('data', (chunk) => {
+    const lines = (text + chunk).split('\\n');
+    text = lines.pop();
+    let out = '';
+    for (const line of lines) {
+      const { id, trajectory } = JSON.parse(line);
+      out += JSON.stringify({ id, ...score(trajectory) }) + '\\n';
+    }
+    if (out) process.stdout.write(out);
+  });
+} else {
+  process.stdin.on('data', (chunk) => (text += chunk));
+  process.stdin.on('end', () => process.stdout.write(JSON.stringify(score(JSON.parse(text)))));
+}
+`;
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -72,19 +100,19 @@ export async function measureRollouts({ node, root, bin, origin, key, env, dir }
       if (i >= 2) latencies.push((performance.now() - started) / 1000);
     }
     const latency = median(latencies);
-    const rows = [];
-    for (const concurrency of [1, 4, 16]) {
-      const tasks = join(dir, `rollout-tasks-${concurrency}.jsonl`);
+    /** One `aip rollouts` run over `count` tasks: its rate, and the client's CPU per rollout. */
+    const measure = (name, count, concurrency, reward) => {
+      const tasks = join(dir, `rollout-tasks-${name}.jsonl`);
       writeFileSync(
         tasks,
-        Array.from({ length: TASKS[concurrency] }, (_, i) =>
+        Array.from({ length: count }, (_, i) =>
           JSON.stringify({
             messages: [{ role: 'user', content: `Tell me about task ${i}.` }],
             reference: 'task',
           }),
         ).join('\n'),
       );
-      const out = join(dir, `rollout-groups-${concurrency}.jsonl`);
+      const out = join(dir, `rollout-groups-${name}.jsonl`);
       rmSync(out, { force: true });
       const started = performance.now();
       const r = spawnSync(
@@ -98,8 +126,7 @@ export async function measureRollouts({ node, root, bin, origin, key, env, dir }
           model,
           '--tasks',
           tasks,
-          '--reward',
-          'contains',
+          ...reward,
           '-K',
           String(GROUP_SIZE),
           '--max-tokens',
@@ -117,21 +144,33 @@ export async function measureRollouts({ node, root, bin, origin, key, env, dir }
       const seconds = (performance.now() - started) / 1000;
       if (r.status !== 0) throw new Error(`aip rollouts exited ${r.status}: ${r.stderr}`);
       const summary = JSON.parse(r.stdout);
+      if (summary.failed > 0) throw new Error(`aip rollouts ${reward.join(' ')}: ${summary.failed} failed`);
       const rollouts = summary.trajectories + summary.failed;
       const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
-      const rate = rollouts / seconds;
+      return { rollouts, seconds, rate: rollouts / seconds, cpuUsPerRollout: usage.cpu_us / rollouts };
+    };
+    const rows = [];
+    for (const concurrency of [1, 4, 16]) {
+      const run = measure(String(concurrency), TASKS[concurrency], concurrency, ['--reward', 'contains']);
       const ideal = concurrency / latency;
-      rows.push({
-        concurrency,
-        rollouts,
-        seconds,
-        rate,
-        ideal,
-        share: rate / ideal,
-        cpuUsPerRollout: usage.cpu_us / rollouts,
-      });
+      rows.push({ concurrency, ...run, ideal, share: run.rate / ideal });
     }
-    return { latency, tokenMs: TOKEN_MS, tokens: TOKENS, rows };
+    // The rewards side by side (issue 30), at the highest concurrency, in the same run: the built-in,
+    // the same check as a --reward-cmd (a process per trajectory) and as a --reward-server (one
+    // process for the run), both in node.
+    const script = join(dir, 'bench-reward.cjs');
+    writeFileSync(script, REWARD_SCRIPT);
+    const scriptCommand = (...args) => [node, script, ...args].map((a) => `'${a}'`).join(' ');
+    const rewards = [
+      ['built-in', ['--reward', 'contains']],
+      ['--reward-cmd', ['--reward-cmd', scriptCommand()]],
+      ['--reward-server', ['--reward-server', scriptCommand('serve')]],
+    ].map(([reward, flags]) => ({
+      reward,
+      concurrency: REWARD_CONCURRENCY,
+      ...measure(`reward-${flags[0].slice(2)}`, TASKS[REWARD_CONCURRENCY], REWARD_CONCURRENCY, flags),
+    }));
+    return { latency, tokenMs: TOKEN_MS, tokens: TOKENS, rows, rewards };
   } finally {
     await control(origin, key, 'POST', '/chat', { unstreamed_token_ms: 0 });
   }

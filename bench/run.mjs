@@ -257,6 +257,16 @@ try {
       1000 / row.ideal,
       1.11,
     );
+  // A --reward-server against the built-in reward, as time per rollout: at least 90% of its rate.
+  const reward = (name) => rollouts.rewards.find((r) => r.reward === name);
+  addRow(
+    'aip rollouts: --reward-server',
+    `${reward('--reward-server').rollouts} rollouts at concurrency ${reward('--reward-server').concurrency}`,
+    1000 / reward('--reward-server').rate,
+    'the built-in reward',
+    1000 / reward('built-in').rate,
+    1.11,
+  );
   validation = await measureValidate({ node, root, bin, env: withoutCa, dir: configDir, mb: validateMb });
   emulator = await measureEmulator({ node, bin, env: withoutCa, dir: configDir });
   // Rows for the SQLite bindings aip keeps its state with on this Node (bench/emulator.mjs); better-
@@ -412,6 +422,12 @@ const workloads = {
       share_of_ideal: Number(r.share.toFixed(3)),
       cpu_us_per_rollout: Math.round(r.cpuUsPerRollout),
     })),
+    by_reward: rollouts.rewards.map((r) => ({
+      reward: r.reward,
+      concurrency: r.concurrency,
+      rollouts_per_second: Number(r.rate.toFixed(1)),
+      cpu_us_per_rollout: Math.round(r.cpuUsPerRollout),
+    })),
   },
   jobs_validate_rl: {
     file_mb: Math.round(validation.mb),
@@ -425,6 +441,9 @@ console.log(
 for (const line of describeEmulator(emulator)) console.log(`aip emulator, ${line}`);
 console.log(
   `aip rollouts: ${workloads.rollouts.by_concurrency.map((r) => `${r.rollouts_per_second}/s at concurrency ${r.concurrency} (${Math.round(r.share_of_ideal * 100)}% of ideal, ${r.cpu_us_per_rollout} µs of client CPU a rollout)`).join('; ')}; one request alone ${workloads.rollouts.single_request_ms} ms.`,
+);
+console.log(
+  `aip rollouts by reward at concurrency ${workloads.rollouts.by_reward[0].concurrency}: ${workloads.rollouts.by_reward.map((r) => `${r.reward} ${r.rollouts_per_second}/s`).join(', ')} (--reward-server at ${Math.round((100 * workloads.rollouts.by_reward[2].rollouts_per_second) / workloads.rollouts.by_reward[0].rollouts_per_second)}% of the built-in; target >= 90%).`,
 );
 console.log(
   `aip jobs validate rl: ${workloads.jobs_validate_rl.file_mb} MB at ${workloads.jobs_validate_rl.mb_per_second} MB/s, ${workloads.jobs_validate_rl.peak_rss_mb} MB peak.`,

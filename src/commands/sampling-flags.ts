@@ -53,8 +53,21 @@ export function samplingSettingFlags<Args extends unknown[], Opts extends Option
       'score each trajectory with a command: the trajectory as JSON on stdin, a number or {"reward": …, "metrics": {…}} on stdout',
     )
     .option(
+      '--reward-server <command>',
+      'score with a long-lived command: JSON Lines in ({"id", "trajectory"}), JSON Lines out ({"id", "reward", "metrics"?} or {"id", "error"}), in any order',
+    )
+    .option(
+      '--reward-workers <n>',
+      'how many --reward-server processes run side by side (default 1)',
+      parseWhole('--reward-workers', 1, 256),
+    )
+    .option(
+      '--reward-url <url>',
+      'score with an HTTP service: POST {"id", "trajectory"}, answered {"id", "reward", "metrics"?}; its key from AIP_REWARD_KEY',
+    )
+    .option(
       '--reward-timeout <seconds>',
-      `how long a reward command may take (default ${DEFAULT_REWARD_TIMEOUT_S})`,
+      `how long a reward command, server or service may take per trajectory (default ${DEFAULT_REWARD_TIMEOUT_S})`,
       parseSecondsUpToADay,
     )
     .option(

@@ -20,13 +20,17 @@ import { type Permit, runSlots } from './scheduler.js';
 import type { Task } from './tasks.js';
 import { THROTTLED_GIVE_UP_MS, ThrottleWatch } from './throttle.js';
 
-/** Scores one sampled trajectory. */
-export type Scorer = (
+/**
+ * Scores one sampled trajectory. A scorer that keeps something running (a reward server's processes)
+ * starts it on its first call and lets it go in close(), which runRollouts calls when the run ends;
+ * called again after that, it starts again.
+ */
+export type Scorer = ((
   task: Task,
   trajectory: Record<string, unknown>,
   reply: string,
   signal: AbortSignal,
-) => Promise<RewardResult>;
+) => Promise<RewardResult>) & { close?: () => Promise<void> };
 
 export interface RolloutPlan {
   /** The Training API model: wandb-artifact:///team/project/name[:stepN]. */
@@ -240,6 +244,7 @@ export async function runRollouts(
     run.limit.close();
     run.scoring.close();
     signal.removeEventListener('abort', onAbort);
+    await plan.score.close?.();
   }
   if (run.fatal) throw run.fatal;
   return run.totals;

@@ -13,6 +13,9 @@ import {
   DEFAULT_TEMPERATURE,
 } from './defaults.js';
 import { runRewardCommand } from './reward-command.js';
+import { rewardInput } from './reward-input.js';
+import { rewardServerScorer } from './reward-server.js';
+import { rewardUrlScorer } from './reward-url.js';
 import type { RolloutEvents, RolloutPlan, Scorer } from './run.js';
 import type { Task } from './tasks.js';
 
@@ -21,6 +24,9 @@ export interface SamplingOptions {
   groupSize?: number;
   reward?: BuiltInReward;
   rewardCmd?: string;
+  rewardServer?: string;
+  rewardWorkers?: number;
+  rewardUrl?: string;
   rewardTimeout?: number;
   temperature?: number;
   maxTokens?: number;
@@ -38,8 +44,27 @@ export function rolloutsModel(ctx: Context, ref: string): string {
   return target.model;
 }
 
+/** The reward flags, one of which a run takes. */
+const REWARD_FLAGS = [
+  ['reward', '--reward'],
+  ['rewardCmd', '--reward-cmd'],
+  ['rewardServer', '--reward-server'],
+  ['rewardUrl', '--reward-url'],
+] as const;
+
+/** The reward as given, kept in each group's metadata (a resumed file must be scored the same way). */
+export function rewardLabel(options: SamplingOptions): string {
+  const given = REWARD_FLAGS.find(([key]) => options[key] !== undefined);
+  return given ? `${given[1]} ${options[given[0]]}` : '';
+}
+
 function scorer(ctx: Context, options: SamplingOptions, tasks: readonly Task[]): Scorer {
-  if (options.reward && options.rewardCmd) throw new UsageError('give --reward or --reward-cmd, not both');
+  const given = REWARD_FLAGS.filter(([key]) => options[key] !== undefined).map(([, flag]) => flag);
+  if (given.length > 1) throw new UsageError(`give one reward, not ${given.join(' and ')}`);
+  if (options.rewardWorkers !== undefined && options.rewardServer === undefined)
+    throw new UsageError('--reward-workers is the size of the --reward-server pool: give --reward-server');
+  if (options.rewardServer !== undefined) return rewardServerScorer(ctx, options.rewardServer, options);
+  if (options.rewardUrl !== undefined) return rewardUrlScorer(ctx, options.rewardUrl, options);
   if (options.reward) {
     const reward = options.reward;
     // Every task's reference is checked now: a reward that cannot be computed costs no samples.
@@ -52,21 +77,15 @@ function scorer(ctx: Context, options: SamplingOptions, tasks: readonly Task[]):
   const command = options.rewardCmd;
   if (command === undefined || command.trim() === '')
     throw new UsageError(
-      `a reward is needed: --reward exact|contains|regex|json-match, or --reward-cmd COMMAND`,
+      'a reward is needed: --reward exact|contains|regex|json-match, or --reward-cmd COMMAND, --reward-server COMMAND or --reward-url URL',
     );
   const timeoutMs = (options.rewardTimeout ?? DEFAULT_REWARD_TIMEOUT_S) * 1000;
   return (task, trajectory, reply, signal) =>
-    runRewardCommand(
-      command,
-      {
-        task_id: task.id,
-        reference: task.reference ?? null,
-        metadata: task.metadata ?? {},
-        reply,
-        trajectory,
-      },
-      { timeoutMs, signal, env: { ...ctx.env, AIP_TASK_ID: task.id } },
-    );
+    runRewardCommand(command, rewardInput(task, trajectory, reply), {
+      timeoutMs,
+      signal,
+      env: { ...ctx.env, AIP_TASK_ID: task.id },
+    });
 }
 
 export function rolloutPlan(
@@ -89,7 +108,7 @@ export function rolloutPlan(
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     seed: options.seed,
     score: scorer(ctx, options, options.tasks),
-    reward: options.reward ? `--reward ${options.reward}` : `--reward-cmd ${options.rewardCmd}`,
+    reward: rewardLabel(options),
   };
 }
 

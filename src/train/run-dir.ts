@@ -18,6 +18,9 @@ export interface RunSampling {
   group_size?: number;
   reward?: BuiltInReward;
   reward_cmd?: string;
+  reward_server?: string;
+  reward_workers?: number;
+  reward_url?: string;
   reward_timeout?: number;
   temperature?: number;
   max_tokens?: number;

@@ -66,6 +66,7 @@ const NOT_THE_PLAN = [
   'resume',
   'steps',
   'concurrency',
+  'rewardWorkers',
   'trace',
   'interval',
   'stall',
