@@ -2,6 +2,7 @@
 // error, exit 2, before anything is sent).
 
 import { InvalidArgumentError } from '@commander-js/extra-typings';
+import type { Shard } from '../rollouts/shard.js';
 
 export function parseLimit(value: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) {
@@ -61,4 +62,25 @@ export function parseSecondsUpToADay(value: string): number {
   if (!/^\d+(\.\d+)?$/.test(value.trim()) || seconds <= 0 || seconds > 86_400)
     throw new InvalidArgumentError('expected seconds, more than 0 and at most 86400');
   return seconds;
+}
+
+/**
+ * --shard I/N: shard I of N, numbered from 1 (1/3, 2/3, 3/3), as jest, vitest and playwright number
+ * theirs. A 0-based index (Kubernetes' JOB_COMPLETION_INDEX, GitHub's strategy.job-index) is refused
+ * with the way to write it, never taken as shard 1: a matrix of 0..N-1 would otherwise run shard 1
+ * twice, or miss shard N, without a word.
+ */
+export function parseShard(value: string): Shard {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(value);
+  if (!match) throw new InvalidArgumentError('expected I/N, shard I of N shards, e.g. 2/3');
+  const [index, count] = [Number(match[1]), Number(match[2])];
+  if (count < 1 || count > 10_000)
+    throw new InvalidArgumentError('expected I/N with N, the number of shards, from 1 to 10000');
+  if (index === 0)
+    throw new InvalidArgumentError(
+      `shards are numbered from 1 to ${count}: for a 0-based index (JOB_COMPLETION_INDEX, strategy.job-index) give $((INDEX + 1))/${count}`,
+    );
+  if (index > count)
+    throw new InvalidArgumentError(`there is no shard ${index} of ${count}: I is from 1 to ${count}`);
+  return { index, count };
 }

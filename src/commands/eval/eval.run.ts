@@ -15,6 +15,7 @@ import { type CheckpointRun, evaluateCheckpoint } from '../../eval/evaluate.js';
 import { type CheckpointResult, type EvalReport, evalDocument, printEval } from '../../eval/report.js';
 import { checkpointStats, taskDiffs } from '../../eval/statistics.js';
 import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../rollouts/setup.js';
+import { describeShard, tasksOfShard } from '../../rollouts/shard.js';
 import { readTasks } from '../../rollouts/tasks.js';
 import type { EvalOptions } from './eval.js';
 
@@ -36,7 +37,16 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
   if (options.diff && checkpoints.length < 2)
     throw new UsageError('--diff compares checkpoints: give --model at least twice');
   const params = parseParams([...(options.option ?? []), ...(options.o ?? [])]);
-  const tasks = await readTasks(ctx, options.tasks);
+  const allTasks = await readTasks(ctx, options.tasks);
+  // A shard's tasks only (rollouts/shard.ts): the report, the pass rate and --fail-under are about
+  // them. Every shard samples with the same seed (eval's default is fixed), so a task is sampled as an
+  // unsharded eval samples it.
+  const shard = options.shard ? describeShard(options.shard) : undefined;
+  const tasks = options.shard ? tasksOfShard(allTasks, options.shard) : allTasks;
+  if (shard && tasks.length === 0)
+    throw new CliError(
+      `shard ${shard} holds none of the ${allTasks.length} tasks (a split by task id leaves one empty now and then): nothing to evaluate; give fewer shards`,
+    );
   const seed = options.seed ?? DEFAULT_EVAL_SEED;
   const passThreshold = options.passThreshold ?? DEFAULT_PASS_THRESHOLD;
   const groupSize = options.groupSize ?? DEFAULT_EVAL_GROUP_SIZE;
@@ -45,7 +55,7 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
   const plan = rolloutPlan(ctx, { ...options, groupSize, params, seed, model: checkpoints[0]!.uri, tasks });
   const client = await rolloutClient(ctx);
   io.info(
-    `Evaluating ${checkpoints.length} checkpoint${checkpoints.length === 1 ? '' : 's'} on ${tasks.length} task${tasks.length === 1 ? '' : 's'}, ${groupSize} sample${groupSize === 1 ? '' : 's'} each, seed ${seed} (the same for every checkpoint)`,
+    `Evaluating ${checkpoints.length} checkpoint${checkpoints.length === 1 ? '' : 's'} on ${tasks.length} task${tasks.length === 1 ? '' : 's'}${shard ? ` (shard ${shard} of ${allTasks.length})` : ''}, ${groupSize} sample${groupSize === 1 ? '' : 's'} each, seed ${seed} (the same for every checkpoint)`,
   );
 
   const runs: CheckpointRun[] = [];
@@ -89,8 +99,15 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
     checkpoints: results,
     ...(diff ? { diff: { tasks: diff.changed, counts: diff.counts } } : {}),
   };
-  if (ctx.json) io.json(evalDocument(report));
-  else printEval(io, report);
+  if (ctx.json)
+    io.json({
+      ...evalDocument(report),
+      ...(shard ? { shard, shard_tasks: tasks.length, tasks_in_file: allTasks.length } : {}),
+    });
+  else {
+    if (shard) io.out(`Shard ${shard}: ${tasks.length} of the ${allTasks.length} tasks`);
+    printEval(io, report);
+  }
 
   const failure = evalFailure(results, runs, options.failUnder);
   const gha = githubActions(ctx);

@@ -4,7 +4,7 @@ import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { DEFAULT_EVAL_GROUP_SIZE, DEFAULT_EVAL_SEED, DEFAULT_PASS_THRESHOLD } from '../../eval/defaults.js';
 import { examples } from '../examples.js';
-import { collect, parseNumber } from '../parsers.js';
+import { collect, parseNumber, parseShard } from '../parsers.js';
 import { samplingFlags } from '../sampling-flags.js';
 import type { OptionsOf, Parent } from '../types.js';
 import { valueKind } from '../value-kinds.js';
@@ -47,12 +47,18 @@ function withFlags(evaluation: ReturnType<typeof newCommand>) {
       '--fail-under <x>',
       "exit 1 when the last checkpoint's mean reward is under x (for CI)",
       parseNumber('--fail-under'),
+    )
+    .option(
+      '--shard <i/n>',
+      "evaluate only shard i of n (numbered from 1): the tasks whose id hashes to it, split as rollouts --shard splits them; the report is that shard's tasks'",
+      parseShard,
     );
   return examples(command, [
     'aip eval --model agent-001:step2 --model agent-001:step8 --tasks tasks.jsonl --reward exact',
     'aip eval --model agent-001:step2 --model agent-001:step8 --tasks tasks.jsonl --reward exact --diff',
     'aip eval --model agent-001 --tasks tasks.jsonl --reward-cmd "python3 score.py" -K 4 --fail-under 0.8',
     'aip eval --model agent-001:step5 --tasks tasks.jsonl --reward contains --json | jq .checkpoints[0].mean',
+    'aip eval --model agent-001 --tasks tasks.jsonl --reward exact --shard 1/4 --json > eval-1.json   # one of 4 machines',
   ]);
 }
 

@@ -8,11 +8,18 @@ import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { FailureReasons, reportRollouts } from '../../rollouts/ci-report.js';
-import { openGroupFile, readGroupFile, resumeTerms, sameSampling } from '../../rollouts/group-file.js';
+import {
+  openGroupFile,
+  type PreviousGroups,
+  readGroupFile,
+  resumeTerms,
+  sameSampling,
+} from '../../rollouts/group-file.js';
 import { describeTotals, rolloutsWithProgress } from '../../rollouts/progress-report.js';
 import type { RolloutTotals } from '../../rollouts/run.js';
 import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../rollouts/setup.js';
-import { readTasks } from '../../rollouts/tasks.js';
+import { describeShard, tasksOfShard } from '../../rollouts/shard.js';
+import { readTasks, type Task } from '../../rollouts/tasks.js';
 import type { RolloutsOptions } from './rollouts.js';
 
 /** The command that carries on this run: every flag that shapes its groups, and --resume. */
@@ -25,6 +32,9 @@ function resumeArgs(
   const args = ['rollouts', '--model', options.model, '--tasks', options.tasks, '--output', output];
   if (options.reward) args.push('--reward', options.reward);
   if (options.rewardCmd !== undefined) args.push('--reward-cmd', options.rewardCmd);
+  if (options.rewardServer !== undefined) args.push('--reward-server', options.rewardServer);
+  if (options.rewardWorkers !== undefined) args.push('--reward-workers', String(options.rewardWorkers));
+  if (options.rewardUrl !== undefined) args.push('--reward-url', options.rewardUrl);
   if (options.rewardTimeout !== undefined) args.push('--reward-timeout', String(options.rewardTimeout));
   if (options.groupSize !== undefined) args.push('-K', String(options.groupSize));
   if (options.temperature !== undefined) args.push('--temperature', String(options.temperature));
@@ -33,6 +43,7 @@ function resumeArgs(
     args.push('--option', `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
   if (options.concurrency !== undefined) args.push('--concurrency', String(options.concurrency));
   if (options.trace) args.push('--trace');
+  if (options.shard) args.push('--shard', describeShard(options.shard));
   args.push('--seed', String(seed), '--resume');
   return args;
 }
@@ -60,7 +71,9 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
     throw new UsageError('--resume continues the file, --force starts it again: not both');
   const model = rolloutsModel(ctx, options.model);
   const params = { ...parseParams([...(options.option ?? []), ...dashO.params]) };
-  const tasks = await readTasks(ctx, options.tasks);
+  const allTasks = await readTasks(ctx, options.tasks);
+  // A shard's tasks: those whose id hashes to it (rollouts/shard.ts); the rest is other machines'.
+  const tasks = options.shard ? tasksOfShard(allTasks, options.shard) : allTasks;
   // Everything is checked before the groups file is created, emptied or cut: what it holds already,
   // the plan (the reward of every task), the key and the trace settings.
   const previous = output
@@ -68,6 +81,7 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
     : undefined;
   // A resumed file keeps its seed, model and group size: the rest of it must be sampled the same way.
   const { origin, groupSize: size, groups: groupsBefore } = resumeTerms(previous, { ...options, model });
+  if (options.shard) checkShardRun(options, output, previous, allTasks.length, tasks, origin !== undefined);
   const seed = origin?.rollout_seed ?? options.seed ?? Math.floor(ctx.deps.random() * 2 ** 31);
   const pending = tasks.filter((t) => !previous?.done.has(t.id));
   const plan = rolloutPlan(ctx, {
@@ -83,6 +97,10 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
   const traceExchange = await traceHook(ctx, options, model);
   const file = previous ? openGroupFile(previous, (message) => io.warn(message)) : undefined;
   try {
+    if (options.shard && tasks.length === 0)
+      io.info(
+        `shard ${describeShard(options.shard)} holds none of the ${allTasks.length} tasks (a split by task id leaves one empty now and then): ${output ? `${output} is left empty, for aip rollouts merge` : 'nothing to sample'}`,
+      );
     if (file && file.done.size > 0)
       io.info(
         `${output}: ${file.done.size} of ${tasks.length} tasks done; sampling the other ${pending.length}`,
@@ -127,6 +145,7 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
       mean_reward: totals.trajectories > 0 ? totals.rewardSum / totals.trajectories : null,
       throttled: totals.throttled,
       seed,
+      ...(options.shard ? { shard: describeShard(options.shard), tasks_in_file: allTasks.length } : {}),
       elapsed_s: elapsed / 1000,
     };
     if (ctx.json && file) io.json(summary);
@@ -150,4 +169,30 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
   } finally {
     file?.close();
   }
+}
+
+/**
+ * A sharded run: every shard must sample with the same seed (one drawn per machine would give shards
+ * that no merge can join into an unsharded run's file), and a resumed file must be this shard's.
+ */
+function checkShardRun(
+  options: RolloutsOptions,
+  output: string | undefined,
+  previous: PreviousGroups | undefined,
+  taskCount: number,
+  shardTasks: readonly Task[],
+  resumed: boolean,
+): void {
+  const shard = describeShard(options.shard!);
+  if (options.seed === undefined && !resumed)
+    throw new UsageError(
+      `--shard ${shard} needs --seed: every shard of a run must sample with the same seed (give each machine the same --seed N)`,
+    );
+  if (!previous || previous.done.size === 0) return;
+  const mine = new Set(shardTasks.map((t) => t.id));
+  const stranger = [...previous.done.keys()].find((id) => !mine.has(id));
+  if (stranger !== undefined)
+    throw new UsageError(
+      `${output} holds the group of task ${stranger}, which is not in shard ${shard} of the ${taskCount} tasks: resume it with the --shard it was sampled with (or the tasks file it was sampled from)`,
+    );
 }

@@ -3,11 +3,12 @@
 import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
-import { collect } from '../parsers.js';
+import { collect, parseShard } from '../parsers.js';
 import { samplingFlags } from '../sampling-flags.js';
 import type { OptionsOf, Parent } from '../types.js';
 import { valueKind } from '../value-kinds.js';
 import { withWaitingOptions } from '../verbs.js';
+import { registerMerge } from './merge.js';
 
 const DESCRIPTION =
   'sample K replies per task from a checkpoint on the Training API, score each, and write trajectory groups for jobs create rl';
@@ -41,12 +42,18 @@ function withFlags(rollouts: ReturnType<typeof command>) {
       ),
   )
     .option('--resume', 'continue a groups file: its tasks are not sampled again')
-    .option('--force', 'start the groups file again if it exists');
+    .option('--force', 'start the groups file again if it exists')
+    .option(
+      '--shard <i/n>',
+      'sample only shard i of n (numbered from 1): the tasks whose id hashes to it, so that n machines split the tasks; needs --seed; join the files with `aip rollouts merge`',
+      parseShard,
+    );
   return examples(withOptions, [
     'aip rollouts --model agent-001 --tasks tasks.jsonl --reward exact -K 8 -o groups.jsonl',
     'aip rollouts --model agent-001:step3 --tasks tasks.jsonl --reward-cmd "python3 score.py" -o groups.jsonl',
     'aip rollouts --model agent-001 --tasks tasks.jsonl --reward contains -o groups.jsonl --resume   # after a stop',
     'aip rollouts --model agent-001 --tasks tasks.jsonl --reward exact -o temperature=0.7 -o top_p=0.9 -o g.jsonl',
+    'aip rollouts --model agent-001 --tasks tasks.jsonl --reward exact --seed 7 --shard 2/4 -o shard-2.jsonl   # one of 4 machines',
   ]);
 }
 
@@ -55,8 +62,25 @@ const define = withWaitingOptions(command, withFlags);
 
 export type RolloutsOptions = OptionsOf<typeof define>;
 
+/**
+ * `aip rollouts` runs, and has a verb: `merge`. Added with the options, when rollouts runs (a noun's
+ * verbs wait the same way, but one command waits for one thing: verbs.ts keeps one per command).
+ * commander checks the mandatory options of every command on the way to the one that runs: rollouts'
+ * --model and --tasks are not merge's, so they stop being mandatory on the way to it.
+ */
+function withMerge(ctx: Context) {
+  return withWaitingOptions(command, (rollouts) => {
+    const defined = withFlags(rollouts);
+    registerMerge(defined, ctx);
+    defined.hook('preSubcommand', (parent) => {
+      for (const option of parent.options) option.mandatory = false;
+    });
+    return defined;
+  });
+}
+
 export function registerRollouts(program: Parent, ctx: Context): void {
-  define(program).action(async (given) => {
+  withMerge(ctx)(program).action(async (given) => {
     const { runRolloutsCommand } = await import('./rollouts.run.js');
     await runRolloutsCommand(ctx, given);
   });
