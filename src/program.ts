@@ -18,6 +18,7 @@ import { registerHealth } from './commands/health/health.js';
 import { registerHelp } from './commands/help/help.js';
 import { registerJobs } from './commands/jobs/register.js';
 import { registerModels } from './commands/models/register.js';
+import { registerReward } from './commands/reward/register.js';
 import { registerRollouts } from './commands/rollouts/rollouts.js';
 import { registerSystemCheck } from './commands/system-check/system-check.js';
 import { registerTraces } from './commands/traces/register.js';
@@ -254,6 +255,7 @@ export function buildProgram(ctx: Context, options: { deferVerbs?: boolean } = {
   registerChat(root, ctx);
   registerRollouts(root, ctx);
   registerEval(root, ctx);
+  registerReward(root, ctx);
   registerTrain(root, ctx);
   registerHealth(root, ctx);
   registerSystemCheck(root, ctx);

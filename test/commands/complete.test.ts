@@ -226,7 +226,12 @@ const OPTION_VALUES = {
   'aip jobs create sft --experimental-config': 'file',
   'aip jobs list --model': 'model',
   'aip models log --file': 'file',
+  'aip reward test --model': 'model',
+  'aip reward test --replies': 'file',
+  'aip reward test --tasks': 'file',
   'aip rollouts --model': 'model',
+  'aip rollouts merge --output': 'file',
+  'aip rollouts merge --tasks': 'file',
   'aip rollouts --tasks': 'file',
   'aip rollouts --output': 'file',
   'aip traces generate --output': 'file',
@@ -250,6 +255,7 @@ const ARGUMENT_VALUES = {
   'aip models delete <model>': 'model',
   'aip models forget <model>': 'model',
   'aip models log <model>': 'model',
+  'aip rollouts merge <shard-file>': 'file',
   'aip traces send <file>': 'file',
 } as const satisfies Record<string, ValueKind>;
 

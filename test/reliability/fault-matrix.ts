@@ -363,6 +363,16 @@ const COMMANDS: Command[] = [
     adapts: true,
   },
   {
+    // Fresh samples scored and reported (its --replies mode sends nothing).
+    name: 'reward test',
+    notices: /^Sampling 1 reply for each of 1 task /,
+    argv: () => ['reward', 'test', '--model', MATRIX_ARTIFACT, ...ONE_SAMPLE()],
+    service: 'training',
+    method: 'POST',
+    path: '/training/v1/chat/completions',
+    adapts: true,
+  },
+  {
     // One iteration: checkpoints list, sampling, the job created, its wait. The fault on its sampling.
     name: 'train rl (sampling)',
     argv: () => ONE_ITERATION(),
@@ -652,6 +662,7 @@ const OFFLINE: Record<string, string> = {
   'jobs validate rl': 'checks a file offline',
   'jobs validate sft': 'checks a file offline',
   'traces generate': 'writes synthetic spans to a file or stdout',
+  'rollouts merge': "joins shards' groups files into one, on this machine",
   completion: 'prints a shell script',
   __complete: 'completes from the local records, never the server (test/commands/complete.test.ts)',
   help: 'prints help',
@@ -712,7 +723,7 @@ checkEveryVerb();
 const PARTS: string[][] = [
   ['traces exec', 'models delete', 'traces span', 'jobs create rl', 'system-check', 'events'],
   ['rollouts', 'models list', 'checkpoints prune', 'jobs get', 'models log', 'jobs create sft', 'chat'],
-  ['train rl (sampling)', 'train rl (wait)'],
+  ['train rl (sampling)', 'train rl (wait)', 'reward test'],
   ['eval', 'traces send', 'chat --stream', 'checkpoints delete', 'jobs wait', 'jobs list'],
   [
     'auth login',

@@ -20,6 +20,7 @@ let modelId: string;
 let jobId: string;
 let spansFile: string;
 let tasksFile: string;
+let merges = 0;
 let trainRunDir: string;
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 const BASIC = Buffer.from(`api:${TEST_KEY}`).toString('base64');
@@ -133,6 +134,33 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
     ],
   }),
   'train rl': () => ({ argv: ['train', 'rl', '--resume', trainRunDir] }),
+  'reward test': () => ({
+    argv: [
+      'reward',
+      'test',
+      '--model',
+      'wandb-artifact:///local/demo/secrets',
+      '--tasks',
+      tasksFile,
+      '--reward',
+      'contains',
+      '-K',
+      '1',
+      '--trace',
+    ],
+  }),
+  // The groups of the train rl run above, as one shard of one.
+  'rollouts merge': () => ({
+    argv: [
+      'rollouts',
+      'merge',
+      join(trainRunDir, 'iteration-1', 'groups.jsonl'),
+      '--tasks',
+      tasksFile,
+      '-o',
+      join(t.dir, `merged-${++merges}.jsonl`),
+    ],
+  }),
   health: () => ({ argv: ['health'] }),
   doctor: () => ({ argv: ['doctor'] }),
   'system-check': () => ({ argv: ['system-check'] }),
