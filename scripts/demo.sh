@@ -18,6 +18,7 @@ aip chat -m demo-agent --usage "How did the training go?"
 
 run_dir="${TMPDIR:-/tmp}/aip-demo-train-$(date -u +%Y%m%dT%H%M%SZ)"
 aip models create --name math-agent --base-model OpenPipe/Qwen3-14B-Instruct --return-existing
+aip reward test --tasks examples/arithmetic.jsonl --model math-agent -K 8 --reward-cmd "node examples/reward.mjs"
 aip train rl --model math-agent --tasks examples/arithmetic.jsonl --steps 3 -K 8 \
   --reward-cmd "node examples/reward.mjs" --run-dir "$run_dir"
 aip eval --model math-agent:step0 --model math-agent --tasks examples/arithmetic.jsonl --reward exact -K 4 --diff
