@@ -7,6 +7,8 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_GROUP_SIZE,
   DEFAULT_REWARD_TIMEOUT_S,
+  DEFAULT_SANDBOX_CPU_S,
+  DEFAULT_SANDBOX_MEMORY_MIB,
   DEFAULT_TEMPERATURE,
 } from '../rollouts/defaults.js';
 import { collect, parseNumber, parseSecondsUpToADay, parseWhole } from './parsers.js';
@@ -69,6 +71,20 @@ export function samplingSettingFlags<Args extends unknown[], Opts extends Option
       '--reward-timeout <seconds>',
       `how long a reward command, server or service may take per trajectory (default ${DEFAULT_REWARD_TIMEOUT_S})`,
       parseSecondsUpToADay,
+    )
+    .option(
+      '--sandbox',
+      'run the --reward-cmd or --reward-server confined (Linux, bubblewrap): no network, the file system read-only but a private $TMPDIR, CPU and memory limits; refused where no sandbox can be made',
+    )
+    .option(
+      '--sandbox-cpu <seconds>',
+      `with --sandbox, CPU seconds per process (default ${DEFAULT_SANDBOX_CPU_S}; a --reward-server's over its life)`,
+      parseWhole('--sandbox-cpu', 1, 86_400),
+    )
+    .option(
+      '--sandbox-memory <MiB>',
+      `with --sandbox, address space per process in MiB (default ${DEFAULT_SANDBOX_MEMORY_MIB})`,
+      parseWhole('--sandbox-memory', 64, 1_048_576),
     )
     .option(
       '--temperature <x>',

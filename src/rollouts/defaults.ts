@@ -9,3 +9,8 @@ export const DEFAULT_TEMPERATURE = 1;
 
 export const BUILT_IN_REWARDS = ['exact', 'contains', 'regex', 'json-match'] as const;
 export type BuiltInReward = (typeof BUILT_IN_REWARDS)[number];
+
+/** CPU seconds per process inside the sandbox, unless --sandbox-cpu says. */
+export const DEFAULT_SANDBOX_CPU_S = 60;
+/** MiB of address space per process inside the sandbox, unless --sandbox-memory says. */
+export const DEFAULT_SANDBOX_MEMORY_MIB = 4096;

@@ -14,6 +14,7 @@
 import { spawn } from 'node:child_process';
 import { isObject } from '../lib/json.js';
 import { killTree, shellCommandPlan } from '../lib/spawn-plan.js';
+import { makePrivateDir, removePrivateDir, type Sandbox, sandboxedCommandPlan } from './sandbox.js';
 
 export interface Scored {
   reward: number;
@@ -87,11 +88,26 @@ export const EXIT_GRACE_MS = 1000;
 export function runRewardCommand(
   command: string,
   input: unknown,
-  options: { timeoutMs: number; env: Record<string, string | undefined>; signal?: AbortSignal },
+  options: {
+    timeoutMs: number;
+    env: Record<string, string | undefined>;
+    signal?: AbortSignal;
+    /** --sandbox: run confined (rollouts/sandbox.ts), with a private directory of its own. */
+    sandbox?: Sandbox;
+  },
 ): Promise<RewardResult> {
   if (options.signal?.aborted) return Promise.resolve({ ok: false, reason: 'stopped' });
+  let privateDir: string | undefined;
+  try {
+    if (options.sandbox) privateDir = makePrivateDir();
+  } catch (error) {
+    const reason = `could not make its private directory: ${(error as Error).message}`;
+    return Promise.resolve({ ok: false, reason });
+  }
   return new Promise((resolve) => {
-    const plan = shellCommandPlan(command, options.env);
+    const plan = options.sandbox
+      ? sandboxedCommandPlan(command, options.sandbox, privateDir!)
+      : shellCommandPlan(command, options.env);
     const child = spawn(plan.file, plan.args, {
       ...plan.options,
       env: options.env,
@@ -148,6 +164,11 @@ export function runRewardCommand(
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       if (stderr.length < MAX_OUTPUT_BYTES) stderr += chunk;
     });
+    // The private directory goes once the sandbox has ended (killed, or exited by itself).
+    if (privateDir !== undefined) {
+      child.on('exit', () => removePrivateDir(privateDir));
+      child.on('error', () => removePrivateDir(privateDir));
+    }
     child.on('error', (error) => finish({ ok: false, reason: `could not run: ${error.message}` }));
     child.on('exit', (code, signal) => {
       if (settled) return;

@@ -31,6 +31,7 @@ import { DEFAULT_REWARD_TIMEOUT_S } from './defaults.js';
 import { EXIT_GRACE_MS, parseReward, type RewardResult } from './reward-command.js';
 import { rewardInput } from './reward-input.js';
 import type { Scorer } from './run.js';
+import { makePrivateDir, removePrivateDir, type Sandbox, sandboxedCommandPlan } from './sandbox.js';
 import type { Task } from './tasks.js';
 
 /** The longest answer line a server may print: more is not an answer but a runaway (as --reward-cmd). */
@@ -49,6 +50,11 @@ const RESTARTS_REPORTED = 3;
 export interface RewardServerOptions {
   rewardWorkers?: number;
   rewardTimeout?: number;
+}
+
+/** What the scorer is made with besides the flags: the sandbox --sandbox found, if any. */
+export interface RewardServerSetup {
+  sandbox?: Sandbox;
 }
 
 /** What tests may change: how long a server has to exit once its stdin is closed. */
@@ -113,16 +119,25 @@ class ServerProcess {
     command: string,
     env: Record<string, string | undefined>,
     private readonly events: ServerEvents,
+    sandbox?: Sandbox,
   ) {
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
-    this.plan = shellCommandPlan(command, env);
+    const privateDir = sandbox ? makePrivateDir() : undefined;
+    this.plan = sandbox
+      ? sandboxedCommandPlan(command, sandbox, privateDir!)
+      : shellCommandPlan(command, env);
     this.child = spawn(this.plan.file, this.plan.args, {
       ...this.plan.options,
       env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // Its private directory goes once the sandbox has ended (killed, or exited by itself).
+    if (privateDir !== undefined) {
+      this.child.on('exit', () => removePrivateDir(privateDir));
+      this.child.on('error', () => removePrivateDir(privateDir));
+    }
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => this.read(chunk));
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       this.stderr += chunk;
@@ -261,6 +276,7 @@ class RewardServerPool implements ServerEvents {
     workers: number,
     private readonly timeoutMs: number,
     private readonly warnOnce: (kind: string, message: string) => void,
+    private readonly sandbox: Sandbox | undefined,
   ) {
     this.slots = Array.from({ length: workers }, (_, index) => ({ index, failuresInARow: 0 }));
   }
@@ -322,7 +338,7 @@ class RewardServerPool implements ServerEvents {
 
   private start(slot: Slot): ServerProcess {
     const env = { ...this.ctx.env, AIP_REWARD_WORKER: String(slot.index) };
-    const server = new ServerProcess(slot, this.command, env, this);
+    const server = new ServerProcess(slot, this.command, env, this, this.sandbox);
     this.live.add(server);
     return server;
   }
@@ -458,6 +474,7 @@ export function rewardServerScorer(
   command: string,
   options: RewardServerOptions,
   tuning: RewardServerTuning = {},
+  setup: RewardServerSetup = {},
 ): Scorer {
   const workers = options.rewardWorkers ?? 1;
   const timeoutMs = (options.rewardTimeout ?? DEFAULT_REWARD_TIMEOUT_S) * 1000;
@@ -470,7 +487,7 @@ export function rewardServerScorer(
   };
   let pool: RewardServerPool | undefined;
   const scorer: Scorer = (task, trajectory, reply, signal) => {
-    pool ??= new RewardServerPool(ctx, command, workers, timeoutMs, warnOnce);
+    pool ??= new RewardServerPool(ctx, command, workers, timeoutMs, warnOnce, setup.sandbox);
     return pool.score(task, trajectory, reply, signal);
   };
   scorer.close = async () => {

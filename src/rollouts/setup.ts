@@ -10,6 +10,8 @@ import {
   DEFAULT_CONCURRENCY,
   DEFAULT_GROUP_SIZE,
   DEFAULT_REWARD_TIMEOUT_S,
+  DEFAULT_SANDBOX_CPU_S,
+  DEFAULT_SANDBOX_MEMORY_MIB,
   DEFAULT_TEMPERATURE,
 } from './defaults.js';
 import { runRewardCommand } from './reward-command.js';
@@ -17,6 +19,7 @@ import { rewardInput } from './reward-input.js';
 import { rewardServerScorer } from './reward-server.js';
 import { rewardUrlScorer } from './reward-url.js';
 import type { RolloutEvents, RolloutPlan, Scorer } from './run.js';
+import { findSandbox, type Sandbox, secretNames } from './sandbox.js';
 import type { Task } from './tasks.js';
 
 /** The flags of sampling and scoring, as the commands' definitions type them. */
@@ -28,6 +31,10 @@ export interface SamplingOptions {
   rewardWorkers?: number;
   rewardUrl?: string;
   rewardTimeout?: number;
+  /** --sandbox: the reward command or server runs confined (rollouts/sandbox.ts). */
+  sandbox?: boolean;
+  sandboxCpu?: number;
+  sandboxMemory?: number;
   temperature?: number;
   maxTokens?: number;
   concurrency?: number;
@@ -58,12 +65,46 @@ export function rewardLabel(options: SamplingOptions): string {
   return given ? `${given[1]} ${options[given[0]]}` : '';
 }
 
+/**
+ * The sandbox --sandbox asks for, found now (at setup, before anything is sampled): refused with the
+ * reason where there is none, and for a reward that runs no command of the user's here.
+ */
+function sandboxFor(ctx: Context, options: SamplingOptions): Sandbox | undefined {
+  if (!options.sandbox) {
+    const limit = options.sandboxCpu !== undefined ? '--sandbox-cpu' : '--sandbox-memory';
+    if (options.sandboxCpu !== undefined || options.sandboxMemory !== undefined)
+      throw new UsageError(`${limit} is a limit of the sandbox: give --sandbox`);
+    return undefined;
+  }
+  if (options.rewardUrl !== undefined || options.reward !== undefined)
+    throw new UsageError(
+      `--sandbox confines a --reward-cmd or --reward-server: ${options.rewardUrl !== undefined ? '--reward-url runs elsewhere' : '--reward runs no command'}`,
+    );
+  const sandbox = findSandbox(
+    {
+      cpuSeconds: options.sandboxCpu ?? DEFAULT_SANDBOX_CPU_S,
+      memoryMiB: options.sandboxMemory ?? DEFAULT_SANDBOX_MEMORY_MIB,
+    },
+    ctx.env,
+  );
+  // The platform's key, wherever it came from, and the reward service's stay outside.
+  let key: string | undefined;
+  try {
+    key = ctx.settings.apiKey()?.key;
+  } catch {
+    key = undefined;
+  }
+  return { ...sandbox, unsetEnv: secretNames(ctx.env, key ? [key] : []) };
+}
+
 function scorer(ctx: Context, options: SamplingOptions, tasks: readonly Task[]): Scorer {
   const given = REWARD_FLAGS.filter(([key]) => options[key] !== undefined).map(([, flag]) => flag);
   if (given.length > 1) throw new UsageError(`give one reward, not ${given.join(' and ')}`);
   if (options.rewardWorkers !== undefined && options.rewardServer === undefined)
     throw new UsageError('--reward-workers is the size of the --reward-server pool: give --reward-server');
-  if (options.rewardServer !== undefined) return rewardServerScorer(ctx, options.rewardServer, options);
+  const sandbox = sandboxFor(ctx, options);
+  if (options.rewardServer !== undefined)
+    return rewardServerScorer(ctx, options.rewardServer, options, {}, { sandbox });
   if (options.rewardUrl !== undefined) return rewardUrlScorer(ctx, options.rewardUrl, options);
   if (options.reward) {
     const reward = options.reward;
@@ -85,6 +126,7 @@ function scorer(ctx: Context, options: SamplingOptions, tasks: readonly Task[]):
       timeoutMs,
       signal,
       env: { ...ctx.env, AIP_TASK_ID: task.id },
+      sandbox,
     });
 }
 

@@ -22,6 +22,10 @@ export interface RunSampling {
   reward_workers?: number;
   reward_url?: string;
   reward_timeout?: number;
+  /** --sandbox, and its limits: a resumed run scores as confined as it began. */
+  sandbox?: boolean;
+  sandbox_cpu?: number;
+  sandbox_memory?: number;
   temperature?: number;
   max_tokens?: number;
   concurrency?: number;

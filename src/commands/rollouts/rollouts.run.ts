@@ -36,6 +36,9 @@ function resumeArgs(
   if (options.rewardWorkers !== undefined) args.push('--reward-workers', String(options.rewardWorkers));
   if (options.rewardUrl !== undefined) args.push('--reward-url', options.rewardUrl);
   if (options.rewardTimeout !== undefined) args.push('--reward-timeout', String(options.rewardTimeout));
+  if (options.sandbox) args.push('--sandbox');
+  if (options.sandboxCpu !== undefined) args.push('--sandbox-cpu', String(options.sandboxCpu));
+  if (options.sandboxMemory !== undefined) args.push('--sandbox-memory', String(options.sandboxMemory));
   if (options.groupSize !== undefined) args.push('-K', String(options.groupSize));
   if (options.temperature !== undefined) args.push('--temperature', String(options.temperature));
   if (options.maxTokens !== undefined) args.push('--max-tokens', String(options.maxTokens));
