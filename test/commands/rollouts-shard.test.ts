@@ -26,22 +26,25 @@ const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Bo
 const taskOf = (line: string) => (JSON.parse(line) as { metadata: { task_id: string } }).metadata.task_id;
 const ids = Array.from({ length: TASKS }, (_, i) => `sum-${i}`);
 
-/** rollouts on the tasks, K 2, the reward exact, written to `out`, with the flags given; exit 0. */
+/** The command line of rollouts on the tasks, K 2, the reward exact, written to `out`, with `flags`. */
+const rolloutsArgv = (out: string, ...flags: string[]) => [
+  'rollouts',
+  '--model',
+  'agent',
+  '--tasks',
+  tasks,
+  '--reward',
+  'exact',
+  '-K',
+  '2',
+  '-o',
+  out,
+  ...flags,
+];
+
+/** rollouts as rolloutsArgv says; exit 0. */
 async function rollouts(out: string, ...flags: string[]) {
-  const r = await run([
-    'rollouts',
-    '--model',
-    'agent',
-    '--tasks',
-    tasks,
-    '--reward',
-    'exact',
-    '-K',
-    '2',
-    '-o',
-    out,
-    ...flags,
-  ]);
+  const r = await run(rolloutsArgv(out, ...flags));
   expect([r.code, r.stderr]).toEqual([0, expect.any(String)]);
   return r;
 }
@@ -206,46 +209,14 @@ describe('aip rollouts --shard and aip rollouts merge', () => {
     expect([m.code, m.stderr]).toEqual([0, expect.any(String)]);
     expect(lines(merged).map(taskOf)).toEqual(ids);
     // A shard's file resumed as another shard is refused: its groups are not that shard's tasks.
-    const wrong = await run([
-      'rollouts',
-      '--model',
-      'agent',
-      '--tasks',
-      tasks,
-      '--reward',
-      'exact',
-      '-K',
-      '2',
-      '-o',
-      files[0]!,
-      '--seed',
-      '5',
-      '--shard',
-      '2/3',
-      '--resume',
-    ]);
+    const wrong = await run(rolloutsArgv(files[0]!, '--seed', '5', '--shard', '2/3', '--resume'));
     expect([wrong.code, wrong.stderr]).toEqual([
       2,
       expect.stringMatching(/shard-1\.jsonl holds the group of task sum-\d+, which is not in shard 2\/3/),
     ]);
     // Resumed as its own shard, without --seed (the file has it): nothing left to sample.
     const before = (await emu.requests({ method: 'POST', path: CHAT })).length;
-    const same = await run([
-      'rollouts',
-      '--model',
-      'agent',
-      '--tasks',
-      tasks,
-      '--reward',
-      'exact',
-      '-K',
-      '2',
-      '-o',
-      files[0]!,
-      '--shard',
-      '1/3',
-      '--resume',
-    ]);
+    const same = await run(rolloutsArgv(files[0]!, '--shard', '1/3', '--resume'));
     expect([same.code, same.stderr]).toEqual([0, expect.any(String)]);
     expect((await emu.requests({ method: 'POST', path: CHAT })).length).toBe(before);
   });
