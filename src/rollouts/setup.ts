@@ -4,6 +4,7 @@
 import { resolveChatTarget } from '../chat/model.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
+import { redactUrlSecrets } from '../output/secrets.js';
 import { scorerFor } from './built-in-rewards.js';
 import {
   type BuiltInReward,
@@ -59,10 +60,15 @@ const REWARD_FLAGS = [
   ['rewardUrl', '--reward-url'],
 ] as const;
 
-/** The reward as given, kept in each group's metadata (a resumed file must be scored the same way). */
+/**
+ * The reward as given, kept in each group's metadata (a resumed file must be scored the same way); a
+ * URL's secrets (a token in its query, credentials) masked, as the file outlives the command.
+ */
 export function rewardLabel(options: SamplingOptions): string {
   const given = REWARD_FLAGS.find(([key]) => options[key] !== undefined);
-  return given ? `${given[1]} ${options[given[0]]}` : '';
+  if (!given) return '';
+  const value = String(options[given[0]]);
+  return `${given[1]} ${given[0] === 'rewardUrl' ? redactUrlSecrets(value) : value}`;
 }
 
 /**

@@ -120,6 +120,19 @@ const rollouts = (url: string, ...more: string[]) => [
 ];
 
 describe('a reward service', () => {
+  it("keeps a token in the URL's query out of the groups file", async () => {
+    const service = await startService(grade);
+    const out = join(t.dir, 'groups.jsonl');
+    const token = 'query-token-0123456789';
+    const r = await run(rollouts(`${service.url}?token=${token}`, '-K', '1', '-o', out));
+    expect([r.code, r.stderr]).toEqual([0, expect.stringMatching(/Wrote 2 groups/)]);
+    // The service was asked at the URL as given; the file says which service, the token masked.
+    expect(service.received).toHaveLength(2);
+    expect(readFileSync(out, 'utf8')).not.toContain(token);
+    const [first] = groupsOf(out) as unknown as Array<{ metadata: { rollout_reward: string } }>;
+    expect(first!.metadata.rollout_reward).toBe(`--reward-url ${service.url}?token=****`);
+  });
+
   it('scores each trajectory from its answer, its key sent as a bearer token and never printed', async () => {
     const service = await startService(grade);
     const out = join(t.dir, 'groups.jsonl');
