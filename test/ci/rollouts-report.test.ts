@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { markdownText } from '../../src/ci/markdown.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { readJsonLines } from '../helpers/json-lines.js';
 import { type Runner, simulatedRunner, stepOutputs, stepSummary } from './runner.js';
 
 const t = useEmulator();
@@ -31,11 +32,7 @@ function tasksFile(ids: readonly string[]): string {
 const outputs = () => stepOutputs(runner);
 const summary = () => stepSummary(runner);
 type Group = { exceptions?: Array<{ message: string }>; metadata: { rollout_model: string } };
-const groupsOf = (file: string): Group[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+const groupsOf = (file: string) => readJsonLines<Group>(file);
 const rollouts = (tasks: string, out: string, rewardCmd: string, ...extra: string[]) => [
   'rollouts',
   '--model',

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseReward, runRewardCommand, unwritableScore } from '../../src/rollouts/reward-command.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { readJsonLines } from '../helpers/json-lines.js';
 import { patience } from '../helpers/patience.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -19,11 +20,7 @@ type Group = {
   exceptions?: Array<{ message: string }>;
 };
 
-const groupsOf = (file: string): Group[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+const groupsOf = (file: string) => readJsonLines<Group>(file);
 
 let tasks: string;
 beforeEach(async () => {

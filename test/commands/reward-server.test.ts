@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useEmulator } from '../helpers/emulator.js';
 import { finishedJob } from '../helpers/jobs.js';
+import { readJsonLines } from '../helpers/json-lines.js';
 import { patience } from '../helpers/patience.js';
 import { writeArithmeticTasks } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
@@ -59,11 +60,7 @@ type Group = {
   metadata: Record<string, unknown>;
 };
 
-const groupsOf = (file: string): Group[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+const groupsOf = (file: string) => readJsonLines<Group>(file);
 
 /** Whether a process is gone: no such pid, or only its exit status left (a zombie not yet reaped). */
 function gone(pid: number): boolean {

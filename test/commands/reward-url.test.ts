@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readAnswer } from '../../src/rollouts/reward-url.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { readJsonLines } from '../helpers/json-lines.js';
 import { patience } from '../helpers/patience.js';
 import { writeArithmeticTasks } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
@@ -30,11 +31,7 @@ interface Group {
   exceptions?: Array<{ message: string }>;
 }
 
-const groupsOf = (file: string): Group[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+const groupsOf = (file: string) => readJsonLines<Group>(file);
 
 /** One request as the service read it: its headers, its body parsed, and how often that id came. */
 interface Received {

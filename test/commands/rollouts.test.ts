@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { scorerFor } from '../../src/rollouts/built-in-rewards.js';
 import { parseReward } from '../../src/rollouts/reward-command.js';
 import { useEmulator } from '../helpers/emulator.js';
+import { readJsonLines } from '../helpers/json-lines.js';
 import { patience } from '../helpers/patience.js';
 import { aipEnv, BIN, collect } from '../helpers/spawn.js';
 
@@ -61,11 +62,7 @@ const rollouts = (taskFile: string, ...flags: string[]) => [
   ...flags,
 ];
 
-const groupsOf = (file: string): Group[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
+const groupsOf = (file: string) => readJsonLines<Group>(file);
 
 const byTask = (groups: Group[]) =>
   [...groups].sort((a, b) => a.metadata.task_id.localeCompare(b.metadata.task_id));

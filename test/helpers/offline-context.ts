@@ -4,13 +4,14 @@
 
 import { EventEmitter } from 'node:events';
 import { Context } from '../../src/context.js';
+import type { IO } from '../../src/output/io.js';
 import { tempConfigDir } from './cli.js';
 import { fakeIO } from './io.js';
 
-export function offlineContext(env: Record<string, string> = {}): Context {
+export function offlineContext(env: Record<string, string | undefined> = {}, io: IO = fakeIO().io): Context {
   return new Context({
     env: { AIP_CONFIG_DIR: tempConfigDir(), AIP_KEYRING: 'off', ...env },
-    io: fakeIO().io,
+    io,
     transport: async () => {
       throw new Error('nothing is sent');
     },

@@ -3,17 +3,17 @@
 // next one, crash, hang, print given lines. Nothing here waits on the clock but the hang, whose
 // timeout is the point; everything else waits for events.
 
-import { EventEmitter } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Context } from '../../src/context.js';
+import type { Context } from '../../src/context.js';
 import type { RewardResult } from '../../src/rollouts/reward-command.js';
 import { MAX_LINE_CHARS, rewardServerScorer } from '../../src/rollouts/reward-server.js';
 import type { Scorer } from '../../src/rollouts/run.js';
 import type { Task } from '../../src/rollouts/tasks.js';
 import { tempConfigDir } from '../helpers/cli.js';
 import { fakeIO } from '../helpers/io.js';
+import { offlineContext } from '../helpers/offline-context.js';
 import { patience } from '../helpers/patience.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -93,16 +93,7 @@ function fixture(): Fixture {
   const pidFile = join(dir, 'pids');
   writeFileSync(pidFile, '');
   const { io, stderr } = fakeIO({ env: { NO_COLOR: '1' } });
-  const ctx = new Context({
-    env: { ...process.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_KEYRING: 'off' },
-    io,
-    transport: async () => {
-      throw new Error('nothing is sent');
-    },
-    sleep: async () => undefined,
-    random: () => 0.5,
-    signals: new EventEmitter(),
-  });
+  const ctx = offlineContext({ ...process.env, AIP_CONFIG_DIR: tempConfigDir() }, io);
   const records = () =>
     readFileSync(pidFile, 'utf8')
       .split('\n')

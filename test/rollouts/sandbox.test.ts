@@ -5,18 +5,17 @@
 // (no bwrap, bwrap refused, macOS, Windows) --sandbox is refused, exit 2, before anything is sampled.
 // The tests that run bwrap are skipped, and say why, where it does not work.
 
-import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Context } from '../../src/context.js';
 import { UsageError } from '../../src/errors/errors.js';
 import { runRewardCommand } from '../../src/rollouts/reward-command.js';
 import { rewardServerScorer } from '../../src/rollouts/reward-server.js';
 import { findSandbox, type Sandbox } from '../../src/rollouts/sandbox.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { fakeIO } from '../helpers/io.js';
+import { offlineContext } from '../helpers/offline-context.js';
 import { tempDir } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -181,16 +180,7 @@ describe('a sandboxed reward server', () => {
         });`,
       );
       const { io } = fakeIO({ env: { NO_COLOR: '1' } });
-      const ctx = new Context({
-        env: { ...process.env, AIP_CONFIG_DIR: tempDir(), AIP_KEYRING: 'off' },
-        io,
-        transport: async () => {
-          throw new Error('nothing is sent');
-        },
-        sleep: async () => undefined,
-        random: () => 0.5,
-        signals: new EventEmitter(),
-      });
+      const ctx = offlineContext({ ...process.env, AIP_CONFIG_DIR: tempDir() }, io);
       const command = `"${process.execPath}" "${script}"`;
       const scorer = rewardServerScorer(ctx, command, {}, { closeGraceMs: 200 }, { sandbox });
       try {
