@@ -5,6 +5,7 @@
 import { generateTokens, promptTokens } from './generate.js';
 import { type TokenLogprob, tokenLogprobs } from './logprobs.js';
 import type { ChatBody } from './request.js';
+import { structuredFormat, structuredTokens } from './structured-output.js';
 
 export interface SampledChoice {
   index: number;
@@ -26,21 +27,35 @@ function limitOf(body: ChatBody): number | undefined {
 
 /**
  * The choices of one request. `step`: the model's training step (0 for a base model), which makes an
- * arithmetic answer likelier right (checkpoint-skill.ts).
+ * arithmetic answer likelier right (checkpoint-skill.ts). A `json_object` or `json_schema` response
+ * format makes every choice JSON of that shape (structured-output.ts), whatever the question.
  */
 export function sample(body: ChatBody, step: number): Sampled {
   const limit = limitOf(body);
   const temperature = body.temperature ?? undefined;
   const seed = body.seed ?? undefined;
+  const structured = structuredFormat(body.response_format);
   const choices = Array.from({ length: body.n ?? 1 }, (_, index): SampledChoice => {
-    const all = generateTokens({
-      model: body.model,
-      step,
-      messages: body.messages,
-      temperature,
-      seed,
-      choice: index,
-    });
+    const all = structured
+      ? structuredTokens(
+          structured,
+          JSON.stringify([
+            body.model,
+            body.messages,
+            temperature ?? null,
+            index,
+            seed ?? null,
+            body.response_format,
+          ]),
+        )
+      : generateTokens({
+          model: body.model,
+          step,
+          messages: body.messages,
+          temperature,
+          seed,
+          choice: index,
+        });
     const tokens = limit === undefined ? all : all.slice(0, limit);
     const seedText = JSON.stringify([
       body.model,

@@ -3,7 +3,8 @@
 // contract says it does not support (api-contract.md §3.3, §3.5: "unsupported/out-of-range
 // parameter … unsupported response_format → 422", tools are "functions only", logprobs are
 // model-dependent). The Training API's request is an open object passed on to the model server
-// (§2.3), so it refuses only what no model server could answer.
+// (§2.3), so it refuses only what no model server could answer. On both, a `json_schema` response
+// format whose schema the emulator cannot generate from is refused (structured-output.ts).
 
 import { isObject } from '../../lib/json.js';
 import { messageParam } from '../../validate/chat-schema.js';
@@ -21,6 +22,7 @@ import {
 } from '../../validate/schema.js';
 import { LOGPROBS_UNSUPPORTED } from '../catalog.js';
 import type { Api, ValidationItem } from '../exchange.js';
+import { responseFormatProblems } from './structured-output.js';
 
 export interface ChatBody {
   model: string;
@@ -75,7 +77,8 @@ export function unsupportedParameters(api: Api, body: ChatBody): ValidationItem[
   // As OpenAI-compatible servers check it: alternatives are a part of the logprobs, not instead.
   if (body.top_logprobs != null && body.logprobs !== true)
     items.push(unsupported(['top_logprobs'], 'top_logprobs requires logprobs to be true'));
-  if (api !== 'inference') return items;
+  const schemaItems = responseFormatProblems(body.response_format);
+  if (api !== 'inference') return [...items, ...schemaItems];
   if (body.logprobs === true && (LOGPROBS_UNSUPPORTED as readonly string[]).includes(body.model))
     items.push(unsupported(['logprobs'], `logprobs are not supported for model ${body.model}`));
   if (Array.isArray(body.tools)) {
@@ -93,5 +96,5 @@ export function unsupportedParameters(api: Api, body: ChatBody): ValidationItem[
       ),
     );
   }
-  return items;
+  return [...items, ...schemaItems];
 }
