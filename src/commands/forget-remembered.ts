@@ -7,6 +7,7 @@
 
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
+import { plural } from '../output/plural.js';
 import { confirmDestructive } from './confirm.js';
 import type { forgetOptions } from './forget.js';
 
@@ -29,7 +30,6 @@ export interface Forgettable<T extends { id: string; base_url: string }> {
   describe: (entry: T) => string;
 }
 
-const plural = (n: number, noun: string) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 const SHOWN = 5;
 
 export async function runForget<T extends { id: string; base_url: string }>(

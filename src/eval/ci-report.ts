@@ -7,6 +7,7 @@
 
 import type { GitHubActions } from '../ci/github.js';
 import { cappedTable, markdownCell } from '../ci/summary-table.js';
+import { plural } from '../output/plural.js';
 import { type EvalReport, evalDocument, fixed, percent, signed } from './report.js';
 import type { TaskDiff } from './statistics.js';
 
@@ -22,8 +23,6 @@ export interface EvalVerdict {
 
 /** More checkpoints than this, and the diff's table shows the first and the last only. */
 const MAX_DIFF_COLUMNS = 8;
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 function outputs(verdict: EvalVerdict) {
   const { report } = verdict;

@@ -27,6 +27,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { Context } from '../context.js';
 import { isObject } from '../lib/json.js';
 import { killTree, type ShellCommandPlan, shellCommandPlan } from '../lib/spawn-plan.js';
+import { trajectories } from '../output/plural.js';
 import { DEFAULT_REWARD_TIMEOUT_S } from './defaults.js';
 import { EXIT_GRACE_MS, parseReward, type RewardResult } from './reward-command.js';
 import { rewardInput } from './reward-input.js';
@@ -463,7 +464,7 @@ class RewardServerPool implements ServerEvents {
         ? `the reward server (worker ${slot.index + 1} of ${this.slots.length})`
         : 'the reward server';
     const then = slot.broken ? `not started again: ${slot.broken}` : 'started again when needed';
-    const sent = inFlight === 0 ? '' : `, ${inFlight} trajectories in flight sent again once`;
+    const sent = inFlight === 0 ? '' : `, ${trajectories(inFlight)} in flight sent again once`;
     this.ctx.io.warn(`${which} ${why}: ${then}${sent}`);
   }
 }

@@ -16,6 +16,7 @@ import type { JobProgress } from '../jobs/shape.js';
 import { watchJob } from '../jobs/watch.js';
 import { seedFrom } from '../lib/seeded-random.js';
 import { type ModelRef, withModel } from '../models/resolve.js';
+import { plural, trajectories as trajectoryCount } from '../output/plural.js';
 import type { Task } from '../rollouts/tasks.js';
 import { readTrajectoryGroups } from '../validate/trajectory-file.js';
 import { createIterationJob, uncertainCreate } from './create-job.js';
@@ -112,7 +113,9 @@ async function logGroups(
   }
   iteration.log.state = 'logged';
   run.save();
-  ctx.io.info(`Iteration ${iteration.iteration}: logged ${groups.length} groups to split "${split}"`);
+  ctx.io.info(
+    `Iteration ${iteration.iteration}: logged ${plural(groups.length, 'group')} to split "${split}"`,
+  );
 }
 
 /**
@@ -199,7 +202,7 @@ async function runIteration(
     run.save();
     const { mean_reward, trajectories, failed } = iteration.rollouts;
     io.info(
-      `${label}: mean reward ${mean_reward === null ? '–' : mean_reward.toFixed(3)} over ${trajectories} trajectories${failed ? ` (${failed} failed)` : ''}`,
+      `${label}: mean reward ${mean_reward === null ? '–' : mean_reward.toFixed(3)} over ${trajectoryCount(trajectories)}${failed ? ` (${failed} failed)` : ''}`,
     );
   }
   if (iteration.rollouts.trajectories === 0)

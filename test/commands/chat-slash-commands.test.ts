@@ -70,7 +70,7 @@ describe('the slash commands', () => {
     s.ask('q');
     expect(await runSlashCommand(s, '/save')).toEqual({ notes: ['/save needs a file name'] });
     const named = join(dir, 'named.jsonl');
-    expect(await runSlashCommand(s, `/save ${named}`)).toEqual({ notes: [`(saved 1 messages to ${named})`] });
+    expect(await runSlashCommand(s, `/save ${named}`)).toEqual({ notes: [`(saved 1 message to ${named})`] });
     expect(readFileSync(named, 'utf8')).toBe('{"role":"user","content":"q"}\n');
     const kept = join(dir, 'kept.jsonl');
     const continued = session({ transcript: kept });

@@ -152,7 +152,7 @@ describe.skipIf(process.platform !== 'linux')('aip rollouts --reward-server', ()
       expect.stringMatching(/Wrote 6 groups \(17 trajectories, 1 failed\)/),
     ]);
     expect(r.stderr).toContain(
-      'warning: the reward server exited (exit 3: boom on sum-2): started again when needed, 1 trajectories in flight sent again once',
+      'warning: the reward server exited (exit 3: boom on sum-2): started again when needed, 1 trajectory in flight sent again once',
     );
     const groups = groupsOf(out);
     const failed = groups.filter((g) => g.exceptions);

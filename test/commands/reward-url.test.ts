@@ -287,7 +287,7 @@ describe('a reward service', () => {
     ]);
     expect([r.code, r.stderr]).toEqual([
       0,
-      expect.stringMatching(/Wrote 1 group \(1 trajectories, 10 failed\)/),
+      expect.stringMatching(/Wrote 1 group \(1 trajectory, 10 failed\)/),
     ]);
     const [group] = groupsOf(out);
     expect(group!.trajectories.map((tr) => [tr.metadata.sample, tr.reward, tr.metrics])).toEqual([

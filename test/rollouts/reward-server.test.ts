@@ -202,7 +202,7 @@ describe.skipIf(process.platform === 'win32')('a reward server', () => {
     expect(second).toBeDefined();
     await allGone([first!.pid]);
     expect(f.stderr.text).toContain(
-      `warning: the reward server answered nothing for ${seconds}s (hung), and was ended: started again when needed, 1 trajectories in flight sent again once`,
+      `warning: the reward server answered nothing for ${seconds}s (hung), and was ended: started again when needed, 1 trajectory in flight sent again once`,
     );
     await scorer.close!();
     await allGone([second!.pid]);

@@ -13,6 +13,7 @@ import type { ChatSession } from '../../chat/session.js';
 import type { Context } from '../../context.js';
 import { InterruptedError } from '../../errors/errors.js';
 import { report } from '../../errors/report.js';
+import { plural } from '../../output/plural.js';
 import { replTurn } from './repl-turn.js';
 import { runSlashCommand } from './slash-commands.js';
 
@@ -51,7 +52,7 @@ export async function runRepl(ctx: Context, session: ChatSession, options: ReplO
   await session.client();
   const { model, api, messages } = session;
   io.info(
-    `Chatting with ${model} on the ${api} API${messages.length ? ` (${messages.length} messages so far)` : ''}. /help for commands, Ctrl-D to leave.`,
+    `Chatting with ${model} on the ${api} API${messages.length ? ` (${plural(messages.length, 'message')} so far)` : ''}. /help for commands, Ctrl-D to leave.`,
   );
   const screen = switchableScreen(io.stderrStream);
   const rl = createInterface({ input: io.stdin, output: screen, terminal: true, historySize: 200 });

@@ -3,6 +3,7 @@
 // printing, so that the table can be tested without a terminal.
 
 import type { ChatSession } from '../../chat/session.js';
+import { plural } from '../../output/plural.js';
 
 export interface SlashResult {
   /** Lines for stderr. */
@@ -71,7 +72,7 @@ export const SLASH_COMMANDS: ReadonlyMap<string, SlashCommand> = new Map<string,
         const file = name || session.transcript;
         if (!file) return say('/save needs a file name');
         session.save(file, KEPT);
-        return say(`(saved ${session.messages.length} messages to ${file})`);
+        return say(`(saved ${plural(session.messages.length, 'message')} to ${file})`);
       },
     },
   ],

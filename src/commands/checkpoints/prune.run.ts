@@ -6,6 +6,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors/errors.js';
 import { ownValue } from '../../lib/own.js';
 import { resolveModelArg, withModel } from '../../models/resolve.js';
+import { plural } from '../../output/plural.js';
 import { printTable } from '../../output/table.js';
 import { confirmDestructive } from '../confirm.js';
 import { unknownMetric } from './format.js';
@@ -96,13 +97,13 @@ export async function runPrune(ctx: Context, ref: string, options: PruneOptions)
     io.info(
       plan.delete.length === 0
         ? `Nothing to prune: all ${plan.keep.length} checkpoints of ${model.label} are kept`
-        : `Dry run: would delete ${plan.delete.length} of ${checkpoints.length} checkpoints of ${model.label}; nothing was deleted`,
+        : `Dry run: would delete ${plan.delete.length} of ${plural(checkpoints.length, 'checkpoint')} of ${model.label}; nothing was deleted`,
     );
     return;
   }
   await confirmDestructive(
     ctx,
-    `Delete ${plan.delete.length} of ${checkpoints.length} checkpoints of ${model.label}, keeping steps ${formatSteps(plan.keep)}?`,
+    `Delete ${plan.delete.length} of ${plural(checkpoints.length, 'checkpoint')} of ${model.label}, keeping steps ${formatSteps(plan.keep)}?`,
     'delete checkpoints',
   );
   const { data: result } = await withModel(ctx, model, () =>
@@ -110,6 +111,6 @@ export async function runPrune(ctx: Context, ref: string, options: PruneOptions)
   );
   if (ctx.json) return io.json({ ...summary, dry_run: false, deleted: result });
   io.info(
-    `Deleted ${result.deleted_count} checkpoints of ${model.label}${result.not_found_steps.length ? ` (${result.not_found_steps.length} were already gone)` : ''}; kept steps ${formatSteps(plan.keep)}`,
+    `Deleted ${plural(result.deleted_count, 'checkpoint')} of ${model.label}${result.not_found_steps.length ? ` (${result.not_found_steps.length} were already gone)` : ''}; kept steps ${formatSteps(plan.keep)}`,
   );
 }

@@ -5,6 +5,7 @@ import { lineLimitFrom } from '../../api/limits.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors/errors.js';
 import { formatNumber } from '../../output/numbers.js';
+import { plural, trajectories as trajectoryCount } from '../../output/plural.js';
 import { type CheckedFile, problemLines } from '../../validate/check-file.js';
 import { checkSftFile } from '../../validate/sft.js';
 import { checkTrajectoryFile } from '../../validate/trajectory-file.js';
@@ -20,13 +21,13 @@ export async function runValidate(ctx: Context, kind: DataKind, path: string): P
     checked = file.checked;
     const { groups, trajectories, minReward, maxReward } = file.stats;
     summary = { groups, trajectories, reward_min: minReward ?? null, reward_max: maxReward ?? null };
-    text = `${groups} groups, ${trajectories} trajectories${minReward === undefined ? '' : `, rewards ${formatNumber(minReward)} to ${formatNumber(maxReward!)}`}`;
+    text = `${plural(groups, 'group')}, ${trajectoryCount(trajectories)}${minReward === undefined ? '' : `, rewards ${formatNumber(minReward)} to ${formatNumber(maxReward!)}`}`;
   } else {
     const file = await checkSftFile(path, io, lineLimitFrom(ctx.env));
     checked = file.checked;
     const { stats } = file;
     summary = { examples: stats.examples, messages: stats.messages, with_tools: stats.withTools };
-    text = `${stats.examples} examples, ${stats.messages} messages, ${stats.withTools} with tools`;
+    text = `${plural(stats.examples, 'example')}, ${plural(stats.messages, 'message')}, ${stats.withTools} with tools`;
   }
   const valid = checked.problemCount === 0;
   if (ctx.json) {

@@ -3,6 +3,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors/errors.js';
 import { resolveModelArg, withModel } from '../../models/resolve.js';
+import { plural, trajectories } from '../../output/plural.js';
 import { readTrajectoryGroups } from '../../validate/trajectory-file.js';
 import type { LogOptions } from './log.js';
 
@@ -24,6 +25,6 @@ export async function runLog(ctx: Context, ref: string, opts: LogOptions): Promi
   if (ctx.json) return io.json(result ?? null);
   const rewards = stats.minReward === undefined ? '' : `, rewards ${stats.minReward} to ${stats.maxReward}`;
   io.info(
-    `Logged ${stats.groups} groups (${stats.trajectories} trajectories${rewards}) to split "${opts.split}" of ${model.label}`,
+    `Logged ${plural(stats.groups, 'group')} (${trajectories(stats.trajectories)}${rewards}) to split "${opts.split}" of ${model.label}`,
   );
 }
