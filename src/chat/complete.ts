@@ -96,7 +96,12 @@ export async function complete(
       const completion = await sdkCall(
         client,
         where,
-        () => client.chat.completions.create({ ...body, stream: false }, { signal: options.signal }),
+        // A signal per attempt: the SDK leaves a listener on the one it is given (rollouts/sample.ts).
+        () =>
+          client.chat.completions.create(
+            { ...body, stream: false },
+            { signal: options.signal && AbortSignal.any([options.signal]) },
+          ),
         { signal: options.signal },
       );
       return outcomeOf(completion);
@@ -128,7 +133,7 @@ export async function complete(
     const stream = async () => {
       const pending = client.chat.completions.create(
         { ...body, stream: true, stream_options: { include_usage: true } },
-        { signal },
+        { signal: AbortSignal.any([signal]) },
       );
       const response = await pending.asResponse();
       quiet();

@@ -53,17 +53,14 @@ export async function sampleOnce(
     stream: false,
   } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
   // The SDK leaves a listener on the signal it is given, and a run's signal is shared by all of its
-  // requests: each request gets a signal of its own, which the run's aborts, and is let go after it.
-  const own = new AbortController();
-  const forward = () => own.abort(signal.reason);
-  if (signal.aborted) forward();
-  else signal.addEventListener('abort', forward, { once: true });
+  // requests: each attempt (a 429 asked again, a retry) gets a signal of its own that follows the
+  // run's (AbortSignal.any holds it weakly, so it goes with the attempt).
   const completion = await sdkCall(
     client,
     { method: 'POST', ...where },
-    () => client.chat.completions.create(body, { signal: own.signal }),
+    () => client.chat.completions.create(body, { signal: AbortSignal.any([signal]) }),
     { signal, onThrottled },
-  ).finally(() => signal.removeEventListener('abort', forward));
+  );
   const first = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
   if (!isObject(first)) return { ok: false, reason: 'the answer has no choice' };
   const choice = choiceOf(first as unknown as Record<string, unknown>);
