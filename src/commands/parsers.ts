@@ -2,6 +2,7 @@
 // error, exit 2, before anything is sent).
 
 import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { BUILT_IN_REWARDS, type BuiltInReward, JUDGE_PREFIX, type RewardName } from '../rollouts/defaults.js';
 import type { Shard } from '../rollouts/shard.js';
 
 export function parseLimit(value: string): number {
@@ -83,4 +84,18 @@ export function parseShard(value: string): Shard {
   if (index > count)
     throw new InvalidArgumentError(`there is no shard ${index} of ${count}: I is from 1 to ${count}`);
   return { index, count };
+}
+
+/** --reward: a built-in reward by name, or judge:MODEL (a model of the Inference API). */
+export function parseRewardName(value: string): RewardName {
+  if ((BUILT_IN_REWARDS as readonly string[]).includes(value)) return value as BuiltInReward;
+  if (value.startsWith(JUDGE_PREFIX)) {
+    const model = value.slice(JUDGE_PREFIX.length).trim();
+    if (model === '')
+      throw new InvalidArgumentError(
+        'judge: needs a model of the Inference API, e.g. judge:openai/gpt-oss-120b (aip models list)',
+      );
+    return `${JUDGE_PREFIX}${model}`;
+  }
+  throw new InvalidArgumentError(`expected ${BUILT_IN_REWARDS.join(', ')} or judge:MODEL`);
 }

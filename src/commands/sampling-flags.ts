@@ -6,12 +6,13 @@ import {
   BUILT_IN_REWARDS,
   DEFAULT_CONCURRENCY,
   DEFAULT_GROUP_SIZE,
+  DEFAULT_JUDGE_TIMEOUT_S,
   DEFAULT_REWARD_TIMEOUT_S,
   DEFAULT_SANDBOX_CPU_S,
   DEFAULT_SANDBOX_MEMORY_MIB,
   DEFAULT_TEMPERATURE,
 } from '../rollouts/defaults.js';
-import { collect, parseNumber, parseSecondsUpToADay, parseWhole } from './parsers.js';
+import { collect, parseNumber, parseRewardName, parseSecondsUpToADay, parseWhole } from './parsers.js';
 import { valueKind } from './value-kinds.js';
 
 export const TASKS_HELP =
@@ -46,9 +47,26 @@ export function samplingSettingFlags<Args extends unknown[], Opts extends Option
       parseWhole('--group-size', 1, 256),
     )
     .addOption(
-      new Option('--reward <name>', "score each reply against the task's reference").choices(
-        BUILT_IN_REWARDS,
+      valueKind(
+        'reward',
+        new Option(
+          '--reward <name>',
+          `score each reply against the task's reference (${BUILT_IN_REWARDS.join(', ')}), or judge:MODEL, a model of the Inference API as the judge`,
+        ).argParser(parseRewardName),
       ),
+    )
+    .addOption(
+      valueKind(
+        'file',
+        new Option(
+          '--rubric <file>',
+          "with --reward judge:MODEL, what the judge scores by (text or Markdown; default: the task's goal, and its reference when it has one)",
+        ),
+      ),
+    )
+    .option(
+      '--judge-group',
+      'with --reward judge:MODEL, one request scores each group, its replies against each other (as RULER does), not each reply alone',
     )
     .option(
       '--reward-cmd <command>',
@@ -69,7 +87,7 @@ export function samplingSettingFlags<Args extends unknown[], Opts extends Option
     )
     .option(
       '--reward-timeout <seconds>',
-      `how long a reward command, server or service may take per trajectory (default ${DEFAULT_REWARD_TIMEOUT_S})`,
+      `how long a reward command, server or service may take per trajectory (default ${DEFAULT_REWARD_TIMEOUT_S}), a judge per request (default ${DEFAULT_JUDGE_TIMEOUT_S})`,
       parseSecondsUpToADay,
     )
     .option(

@@ -8,9 +8,9 @@
 /**
  * file and directory: the shell completes paths. profile: built-in and stored profile names. job: the
  * ids of jobs created from this machine. model: names of models created from this machine.
- * chat-model: those and the default-model setting.
+ * chat-model: those and the default-model setting. reward: the built-in rewards and judge:.
  */
-export type ValueKind = 'file' | 'directory' | 'profile' | 'job' | 'model' | 'chat-model';
+export type ValueKind = 'file' | 'directory' | 'profile' | 'job' | 'model' | 'chat-model' | 'reward';
 
 // Kept beside commander's Option and Argument objects rather than on them: their classes stay as
 // commander types them, and each object belongs to one command (a shared flag is made afresh per command).

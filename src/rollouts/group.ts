@@ -43,12 +43,12 @@ export function buildGroup(
  * Collects outcomes as samples end, in any order, and hands back a task's outcomes once all K are in
  * (and forgets them): a group is written the moment it is whole, never twice.
  */
-export class GroupAssembler {
-  private readonly pending = new Map<string, Outcome[]>();
+export class GroupAssembler<T = Outcome> {
+  private readonly pending = new Map<string, T[]>();
 
   constructor(private readonly groupSize: number) {}
 
-  add(taskId: string, sample: number, outcome: Outcome): Outcome[] | undefined {
+  add(taskId: string, sample: number, outcome: T): T[] | undefined {
     const outcomes = this.pending.get(taskId) ?? [];
     this.pending.set(taskId, outcomes);
     if (outcomes[sample] !== undefined)

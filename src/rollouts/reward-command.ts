@@ -19,6 +19,8 @@ import { makePrivateDir, removePrivateDir, type Sandbox, sandboxedCommandPlan } 
 export interface Scored {
   reward: number;
   metrics?: Record<string, number | boolean>;
+  /** Text kept beside the trajectory's own metadata (a judge's words: metrics hold only numbers). */
+  metadata?: Record<string, string>;
 }
 
 export type RewardResult = { ok: true; scored: Scored } | { ok: false; reason: string };

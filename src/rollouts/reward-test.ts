@@ -12,9 +12,10 @@
 // task's id is; the task must be in --tasks. A task of --tasks with no reply is not tested.
 
 import { formatNumber } from '../output/numbers.js';
+import { plural } from '../output/plural.js';
 import { oneLine } from '../output/text.js';
 import { anyOf, arr, type Issue, int, nonEmpty, obj, str, validate } from '../validate/schema.js';
-import type { Scorer } from './run.js';
+import { type GroupScorer, isGroupScorer, type Scorer, type ScorerLife } from './run.js';
 
 // ---------------------------------------------------------------------------------------------------
 // The replies file
@@ -72,19 +73,39 @@ export function groupReplies(lines: readonly unknown[]): GivenReplies[] {
 
 /**
  * The scorer, each call timed (from its start to its answer, a failed one included) into `durations`,
- * in milliseconds; close() is the scorer's own.
+ * in milliseconds: a reply's, or a group's for a group scorer; prepare() and close() are the scorer's own.
  */
-export function timedScorer(score: Scorer, durations: number[], now: () => number): Scorer {
-  const timed: Scorer = async (task, trajectory, reply, signal) => {
+export function timedScorer<S extends Scorer | GroupScorer>(
+  score: S,
+  durations: number[],
+  now: () => number,
+): S {
+  const time = async <T>(call: () => Promise<T>): Promise<T> => {
     const started = now();
     try {
-      return await score(task, trajectory, reply, signal);
+      return await call();
     } finally {
       durations.push(now() - started);
     }
   };
-  if (score.close) timed.close = () => score.close!();
-  return timed;
+  if (isGroupScorer(score)) {
+    const timed: GroupScorer = {
+      perGroup: true,
+      scoreGroup: (task, members, signal) => time(() => score.scoreGroup(task, members, signal)),
+    };
+    return Object.assign(timed, life(score)) as S;
+  }
+  const timed: Scorer = (task, trajectory, reply, signal) =>
+    time(() => (score as Scorer)(task, trajectory, reply, signal));
+  return Object.assign(timed, life(score)) as S;
+}
+
+/** A scorer's prepare() and close(), those it has. */
+function life(score: ScorerLife): ScorerLife {
+  return {
+    ...(score.prepare ? { prepare: () => score.prepare!() } : {}),
+    ...(score.close ? { close: () => score.close!() } : {}),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -246,8 +267,6 @@ export function buildReport(input: {
 const BAR_WIDTH = 30;
 /** Listed one per line, then "… and N more". */
 const MAX_LISTED = 20;
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function formatMs(ms: number): string {
   if (ms >= 1000) return `${formatNumber(Number((ms / 1000).toPrecision(3)))} s`;

@@ -10,6 +10,7 @@
 import { setMaxListeners } from 'node:events';
 import type OpenAI from 'openai';
 import type { Context } from '../context.js';
+import { CliError } from '../errors/errors.js';
 import { seedFrom } from '../lib/seeded-random.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
 import { buildGroup, GroupAssembler, type Outcome, type RunOrigin } from './group.js';
@@ -30,7 +31,49 @@ export type Scorer = ((
   trajectory: Record<string, unknown>,
   reply: string,
   signal: AbortSignal,
-) => Promise<RewardResult>) & { close?: () => Promise<void> };
+) => Promise<RewardResult>) &
+  ScorerLife;
+
+/**
+ * What a scorer may need around its calls: prepare(), awaited before anything is sampled (a judge
+ * checks its model is served), and close().
+ */
+export interface ScorerLife {
+  prepare?: () => Promise<void>;
+  close?: () => Promise<void>;
+}
+
+/** One sampled member of a group, as a group scorer is given it. */
+export interface Member {
+  sample: number;
+  trajectory: Record<string, unknown>;
+  reply: string;
+}
+
+/**
+ * Scores a task's group in one go, each member against the others (--reward judge:M --judge-group):
+ * called once all K samples have ended, with those that were sampled; a result per member, in order.
+ */
+export interface GroupScorer extends ScorerLife {
+  readonly perGroup: true;
+  scoreGroup(task: Task, members: readonly Member[], signal: AbortSignal): Promise<RewardResult[]>;
+}
+
+export const isGroupScorer = (score: Scorer | GroupScorer): score is GroupScorer =>
+  typeof score !== 'function';
+
+/** Where a scorer's result leaves a trajectory: scored, or failed with the reason. */
+export function outcomeOf(trajectory: Record<string, unknown>, result: RewardResult): Outcome {
+  if (!result.ok) return { failure: `reward: ${result.reason}` };
+  // A reward the group could not carry fails its trajectory, not the run.
+  const unwritable = unwritableScore(result.scored);
+  if (unwritable) return { failure: `reward: ${unwritable}` };
+  const { reward, metrics, metadata } = result.scored;
+  const scored: Record<string, unknown> = { ...trajectory, reward };
+  if (metrics) scored.metrics = metrics;
+  if (metadata) scored.metadata = { ...metadata, ...(trajectory.metadata as object) };
+  return { trajectory: scored, reward };
+}
 
 export interface RolloutPlan {
   /** The Training API model: wandb-artifact:///team/project/name[:stepN]. */
@@ -41,7 +84,7 @@ export interface RolloutPlan {
   params: Record<string, unknown>;
   concurrency: number;
   seed: number;
-  score: Scorer;
+  score: Scorer | GroupScorer;
   /** The reward as given ("--reward exact", "--reward-cmd …"), kept in each group's metadata. */
   reward: string;
 }
@@ -94,7 +137,7 @@ class Rollout {
    * without a bound every sampled reply would start a process of its own.
    */
   readonly scoring: AdaptiveLimit;
-  readonly groups: GroupAssembler;
+  readonly groups: GroupAssembler<Outcome | { unscored: Member }>;
   readonly throttle: ThrottleWatch;
   readonly origin: RunOrigin;
   readonly where: { url: string; timeoutMs: number };
@@ -136,9 +179,11 @@ class Rollout {
     this.stop.abort();
   }
 
-  /** A sample has ended: its group is written once all K have. */
-  record(slot: Slot, outcome: Outcome): void {
-    const outcomes = this.groups.add(slot.task.id, slot.sample, outcome);
+  /** A sample has ended: its group is scored (a group scorer's) and written once all K have. */
+  async record(slot: Slot, ended: Outcome | { unscored: Member }): Promise<void> {
+    const ends = this.groups.add(slot.task.id, slot.sample, ended);
+    if (!ends) return;
+    const outcomes = await this.scoreGroup(slot.task, ends);
     if (!outcomes) return;
     const group = buildGroup(slot.task, outcomes, this.origin);
     this.file?.append(group);
@@ -151,6 +196,27 @@ class Rollout {
       } else totals.failed++;
     }
     this.events.onGroup?.(group, slot.task, totals);
+  }
+
+  /** A whole group's samples, its unscored members scored by the group scorer; undefined once stopped. */
+  private async scoreGroup(
+    task: Task,
+    ends: ReadonlyArray<Outcome | { unscored: Member }>,
+  ): Promise<Outcome[] | undefined> {
+    const members = ends.flatMap((e) => ('unscored' in e ? [e.unscored] : []));
+    const score = this.plan.score;
+    if (members.length === 0 || !isGroupScorer(score)) return ends as Outcome[];
+    const { stop, scoring } = this;
+    await scoring.acquire();
+    if (stop.signal.aborted) return void scoring.release('ok');
+    const results = await score.scoreGroup(task, members, stop.signal).finally(() => scoring.release('ok'));
+    if (stop.signal.aborted) return undefined;
+    if (results.length !== members.length)
+      throw new CliError(
+        `internal: the group scorer gave ${results.length} results for ${members.length} members`,
+      );
+    const bySample = new Map(members.map((m, i) => [m.sample, outcomeOf(m.trajectory, results[i]!)]));
+    return ends.map((e) => ('unscored' in e ? bySample.get(e.unscored.sample)! : e));
   }
 
   /** The 429 hook: the turn given back with the server's pause, and taken again (throttle.ts). */
@@ -193,30 +259,38 @@ class Rollout {
     events.onSample?.(sampled.ok ? 'ok' : 'failed', totals);
     if (!sampled.ok) return this.record(slot, { failure: sampled.reason });
     await endTrace?.(sampled);
-    await this.score(slot, sampled.sample);
+    const trajectory = this.trajectoryOf(slot, sampled.sample);
+    if (isGroupScorer(this.plan.score))
+      return this.record(slot, {
+        unscored: { sample: slot.sample, trajectory, reply: sampled.sample.reply },
+      });
+    await this.score(slot, trajectory, sampled.sample.reply, this.plan.score);
   }
 
-  /** The reward of one sample, within the scoring limit; a reward that cannot be had fails the trajectory. */
-  private async score(slot: Slot, sample: Sample): Promise<void> {
-    const trajectory: Record<string, unknown> = {
+  /** The trajectory of a sample, as scorers are given it and groups hold it, before its reward. */
+  private trajectoryOf(slot: Slot, sample: Sample): Record<string, unknown> {
+    return {
       messages_and_choices: [...slot.task.messages, sample.choice],
       ...(slot.task.tools ? { tools: slot.task.tools } : {}),
       metadata: { task_id: slot.task.id, sample: slot.sample },
     };
+  }
+
+  /** The reward of one sample, within the scoring limit; a reward that cannot be had fails the trajectory. */
+  private async score(
+    slot: Slot,
+    trajectory: Record<string, unknown>,
+    reply: string,
+    score: Scorer,
+  ): Promise<void> {
     const { stop, scoring } = this;
     await scoring.acquire();
     if (stop.signal.aborted) return scoring.release('ok');
-    const scored = await this.plan
-      .score(slot.task, trajectory, sample.reply, stop.signal)
-      .finally(() => scoring.release('ok'));
+    const scored = await score(slot.task, trajectory, reply, stop.signal).finally(() =>
+      scoring.release('ok'),
+    );
     if (stop.signal.aborted) return;
-    if (!scored.ok) return this.record(slot, { failure: `reward: ${scored.reason}` });
-    // A reward the group could not carry fails its trajectory, not the run.
-    const unwritable = unwritableScore(scored.scored);
-    if (unwritable) return this.record(slot, { failure: `reward: ${unwritable}` });
-    trajectory.reward = scored.scored.reward;
-    if (scored.scored.metrics) trajectory.metrics = scored.scored.metrics;
-    this.record(slot, { trajectory, reward: scored.scored.reward });
+    await this.record(slot, outcomeOf(trajectory, scored));
   }
 }
 
@@ -233,6 +307,7 @@ export async function runRollouts(
   signal: AbortSignal,
   events: RolloutEvents = {},
 ): Promise<RolloutTotals> {
+  await plan.score.prepare?.();
   const run = new Rollout(ctx, client, plan, file, events);
   const onAbort = () => run.stop.abort();
   signal.addEventListener('abort', onAbort, { once: true });

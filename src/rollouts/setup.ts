@@ -10,23 +10,33 @@ import {
   type BuiltInReward,
   DEFAULT_CONCURRENCY,
   DEFAULT_GROUP_SIZE,
+  DEFAULT_JUDGE_TIMEOUT_S,
   DEFAULT_REWARD_TIMEOUT_S,
   DEFAULT_SANDBOX_CPU_S,
   DEFAULT_SANDBOX_MEMORY_MIB,
   DEFAULT_TEMPERATURE,
+  JUDGE_PREFIX,
+  type RewardName,
 } from './defaults.js';
+import { judgeGroupScorer, judgeScorer } from './judge.js';
+import { DEFAULT_RUBRIC } from './judge-prompt.js';
 import { runRewardCommand } from './reward-command.js';
 import { rewardInput } from './reward-input.js';
 import { rewardServerScorer } from './reward-server.js';
 import { rewardUrlScorer } from './reward-url.js';
-import type { RolloutEvents, RolloutPlan, Scorer } from './run.js';
+import { type Rubric, readRubric } from './rubric.js';
+import type { GroupScorer, RolloutEvents, RolloutPlan, Scorer } from './run.js';
 import { findSandbox, type Sandbox, secretNames } from './sandbox.js';
 import type { Task } from './tasks.js';
 
 /** The flags of sampling and scoring, as the commands' definitions type them. */
 export interface SamplingOptions {
   groupSize?: number;
-  reward?: BuiltInReward;
+  reward?: RewardName;
+  /** --rubric: the file a judge scores by (--reward judge:MODEL). */
+  rubric?: string;
+  /** --judge-group: the judge scores each group in one request. */
+  judgeGroup?: boolean;
   rewardCmd?: string;
   rewardServer?: string;
   rewardWorkers?: number;
@@ -60,15 +70,26 @@ const REWARD_FLAGS = [
   ['rewardUrl', '--reward-url'],
 ] as const;
 
+/** The judge of --reward judge:MODEL, or undefined for another reward. */
+const judgeOf = (options: SamplingOptions) =>
+  options.reward?.startsWith(JUDGE_PREFIX) ? options.reward.slice(JUDGE_PREFIX.length) : undefined;
+
 /**
  * The reward as given, kept in each group's metadata (a resumed file must be scored the same way); a
- * URL's secrets (a token in its query, credentials) masked, as the file outlives the command.
+ * URL's secrets (a token in its query, credentials) masked, as the file outlives the command; a
+ * judge's rubric by its content's hash, so that a rubric changed since is told apart.
  */
-export function rewardLabel(options: SamplingOptions): string {
+export function rewardLabel(options: SamplingOptions, rubric?: Rubric): string {
   const given = REWARD_FLAGS.find(([key]) => options[key] !== undefined);
   if (!given) return '';
   const value = String(options[given[0]]);
-  return `${given[1]} ${given[0] === 'rewardUrl' ? redactUrlSecrets(value) : value}`;
+  if (given[0] === 'rewardUrl') return `${given[1]} ${redactUrlSecrets(value)}`;
+  if (judgeOf(options) === undefined) return `${given[1]} ${value}`;
+  return [
+    `${given[1]} ${value}`,
+    ...(options.judgeGroup ? ['--judge-group'] : []),
+    ...(rubric ? [`--rubric sha256:${rubric.sha256.slice(0, 12)}`] : []),
+  ].join(' ');
 }
 
 /**
@@ -103,7 +124,22 @@ function sandboxFor(ctx: Context, options: SamplingOptions): Sandbox | undefined
   return { ...sandbox, unsetEnv: secretNames(ctx.env, key ? [key] : []) };
 }
 
-function scorer(ctx: Context, options: SamplingOptions, tasks: readonly Task[]): Scorer {
+/** The judge's scorer, its rubric read now: a rubric that cannot be read costs no samples. */
+function judgeScorerOf(ctx: Context, ref: string, options: JudgedOptions) {
+  const setup = {
+    model: resolveChatTarget(ctx, ref, 'inference').model,
+    rubric: options.rubricRead?.text ?? DEFAULT_RUBRIC,
+    group: options.judgeGroup === true,
+    timeoutMs: (options.rewardTimeout ?? DEFAULT_JUDGE_TIMEOUT_S) * 1000,
+    seed: options.seed,
+  };
+  return setup.group ? judgeGroupScorer(ctx, setup) : judgeScorer(ctx, setup);
+}
+
+/** The flags, with what the plan has read and drawn for them. */
+type JudgedOptions = SamplingOptions & { seed: number; rubricRead: Rubric | undefined };
+
+function scorer(ctx: Context, options: JudgedOptions, tasks: readonly Task[]): Scorer | GroupScorer {
   const given = REWARD_FLAGS.filter(([key]) => options[key] !== undefined).map(([, flag]) => flag);
   if (given.length > 1) throw new UsageError(`give one reward, not ${given.join(' and ')}`);
   if (options.rewardWorkers !== undefined && options.rewardServer === undefined)
@@ -112,8 +148,14 @@ function scorer(ctx: Context, options: SamplingOptions, tasks: readonly Task[]):
   if (options.rewardServer !== undefined)
     return rewardServerScorer(ctx, options.rewardServer, options, {}, { sandbox });
   if (options.rewardUrl !== undefined) return rewardUrlScorer(ctx, options.rewardUrl, options);
+  const judge = judgeOf(options);
+  if (judge === undefined && (options.rubric !== undefined || options.judgeGroup))
+    throw new UsageError(
+      `${options.rubric !== undefined ? '--rubric' : '--judge-group'} is for a judge: give --reward judge:MODEL`,
+    );
+  if (judge !== undefined) return judgeScorerOf(ctx, judge, options);
   if (options.reward) {
-    const reward = options.reward;
+    const reward = options.reward as BuiltInReward;
     // Every task's reference is checked now: a reward that cannot be computed costs no samples.
     const scorers = new Map(tasks.map((task) => [task.id, scorerFor(reward, task)]));
     return async (task, _trajectory, reply) => ({
@@ -145,6 +187,8 @@ export function rolloutPlan(
     tasks: readonly Task[];
   },
 ): RolloutPlan {
+  // Read once, before anything is sampled: the judge's words and the label's hash are of one text.
+  const rubricRead = options.rubric === undefined ? undefined : readRubric(options.rubric);
   const params = { ...options.params };
   params.temperature = options.temperature ?? params.temperature ?? DEFAULT_TEMPERATURE;
   if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens;
@@ -155,8 +199,8 @@ export function rolloutPlan(
     params,
     concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
     seed: options.seed,
-    score: scorer(ctx, options, options.tasks),
-    reward: rewardLabel(options),
+    score: scorer(ctx, { ...options, rubricRead }, options.tasks),
+    reward: rewardLabel(options, rubricRead),
   };
 }
 

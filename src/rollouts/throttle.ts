@@ -42,10 +42,10 @@ export class ThrottleWatch {
     };
   }
 
-  /** The error that stops the run. */
-  notLifting(): ApiError {
+  /** The error that stops the run; `service` is the API that answered 429 (a judge's: the Inference API). */
+  notLifting(service = 'the Training API'): ApiError {
     return new ApiError(
-      `the Training API answered only 429 (too many requests) for ${this.giveUpMs / 1000}s: its limit is not lifting`,
+      `${service} answered only 429 (too many requests) for ${this.giveUpMs / 1000}s: its limit is not lifting`,
       429,
       undefined,
       { hint: "check the project's rate limits and quota, then carry on" },

@@ -9,14 +9,17 @@ import { UsageError } from '../errors/errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { writeError } from '../fs/write-error.js';
 import { isObject } from '../lib/json.js';
-import type { BuiltInReward } from '../rollouts/defaults.js';
+import type { RewardName } from '../rollouts/defaults.js';
 
 export const RUN_FILE = 'run.json';
 
 /** What sampling is done with, as the flags gave it (snake_case, as the rest of the file). */
 export interface RunSampling {
   group_size?: number;
-  reward?: BuiltInReward;
+  reward?: RewardName;
+  /** --rubric, as given (resolved): a resumed run's judge reads it again, and its groups' hash tells a change. */
+  rubric?: string;
+  judge_group?: boolean;
   reward_cmd?: string;
   reward_server?: string;
   reward_workers?: number;

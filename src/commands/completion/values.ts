@@ -7,6 +7,7 @@ import { finalOf, readJobRecord } from '../../jobs/local-record.js';
 import { hasOwnKey } from '../../lib/own.js';
 import { recordFile } from '../../local-record/file.js';
 import { fullName, type RememberedModel, readModelRecord } from '../../models/local-record.js';
+import { BUILT_IN_REWARDS, JUDGE_PREFIX } from '../../rollouts/defaults.js';
 import { configFilePath } from '../../settings/config-file.js';
 import type { Env, GlobalOptions } from '../../settings/global-options.js';
 import { isBuiltinProfile, profileNames } from '../../settings/profiles.js';
@@ -98,6 +99,11 @@ export class LocalValues {
         return this.chatModels();
       case 'job':
         return this.jobs();
+      case 'reward':
+        return [
+          ...BUILT_IN_REWARDS.map((value) => ({ value, description: "compared with the task's reference" })),
+          { value: JUDGE_PREFIX, description: 'judge:MODEL, a model of the Inference API scores each reply' },
+        ];
     }
   }
 }

@@ -13,7 +13,7 @@ import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { openSource } from '../../fs/open-source.js';
 import { DEFAULT_CONCURRENCY } from '../../rollouts/defaults.js';
 import { rolloutsWithProgress } from '../../rollouts/progress-report.js';
-import { unwritableScore } from '../../rollouts/reward-command.js';
+import { type RewardResult, unwritableScore } from '../../rollouts/reward-command.js';
 import {
   buildReport,
   type GivenReplies,
@@ -25,7 +25,7 @@ import {
   type TaskOutcome,
   timedScorer,
 } from '../../rollouts/reward-test.js';
-import type { Scorer } from '../../rollouts/run.js';
+import { type GroupScorer, isGroupScorer, type Member, type Scorer } from '../../rollouts/run.js';
 import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../rollouts/setup.js';
 import { readTasks, type Task } from '../../rollouts/tasks.js';
 import { checkDocuments, problemLines, requireDocuments } from '../../validate/check-file.js';
@@ -164,6 +164,7 @@ async function offline(ctx: Context, options: RewardTestOptions, path: string): 
   );
   const durations: number[] = [];
   const score = timedScorer(plan.score, durations, () => performance.now());
+  await score.prepare?.();
   const { signal, release } = ctx.interruptible();
   let outcomes: TaskOutcome[];
   try {
@@ -176,11 +177,14 @@ async function offline(ctx: Context, options: RewardTestOptions, path: string): 
   return buildReport({ mode: 'replies', reward: plan.reward, outcomes, durations });
 }
 
-/** Every reply scored, `concurrency` at a time; a reward that cannot be had fails its sample only. */
+/**
+ * Every reply scored, `concurrency` calls at a time (a call scores a reply, or a whole task's replies
+ * for a group scorer); a reward that cannot be had fails its sample only.
+ */
 async function scoreAll(
   given: readonly GivenReplies[],
   tasks: ReadonlyMap<string, Task>,
-  score: Scorer,
+  score: Scorer | GroupScorer,
   concurrency: number,
   signal: AbortSignal,
 ): Promise<TaskOutcome[]> {
@@ -189,29 +193,42 @@ async function scoreAll(
     rewards: new Array<number | undefined>(g.replies.length),
     failures: [] as TaskOutcome['failures'],
   }));
-  const jobs = given.flatMap((g, i) =>
-    g.replies.map((reply, sample) => ({ i, task: tasks.get(g.task_id)!, reply, sample })),
-  );
+  const settle = (i: number, sample: number, result: RewardResult) => {
+    const reason = result.ok ? unwritableScore(result.scored) : result.reason;
+    if (reason !== undefined) outcomes[i]!.failures.push({ sample, reason: `reward: ${reason}` });
+    else outcomes[i]!.rewards[sample] = (result as { scored: { reward: number } }).scored.reward;
+  };
+  const members = (g: GivenReplies, task: Task): Member[] =>
+    g.replies.map((reply, sample) => ({ sample, trajectory: trajectoryOf(task, reply, sample), reply }));
+  const calls: Array<() => Promise<void>> = given.flatMap((g, i) => {
+    const task = tasks.get(g.task_id)!;
+    if (isGroupScorer(score))
+      return [
+        async () => {
+          const results = await score.scoreGroup(task, members(g, task), signal);
+          if (signal.aborted) return;
+          for (const [sample, result] of results.entries()) settle(i, sample, result);
+        },
+      ];
+    return members(g, task).map((m) => async () => {
+      const result = await score(task, m.trajectory, m.reply, signal);
+      if (!signal.aborted) settle(i, m.sample, result);
+    });
+  });
   let next = 0;
   let fatal: { error: unknown } | undefined;
   const worker = async () => {
-    while (next < jobs.length && !signal.aborted && !fatal) {
-      const { i, task, reply, sample } = jobs[next++]!;
-      let result: Awaited<ReturnType<Scorer>>;
+    while (next < calls.length && !signal.aborted && !fatal) {
       try {
-        result = await score(task, trajectoryOf(task, reply, sample), reply, signal);
+        await calls[next++]!();
       } catch (error) {
         // Not a reward that could not be had but a scorer that broke: the test stops, as a run would.
         fatal ??= { error };
         return;
       }
-      if (signal.aborted) return;
-      const reason = result.ok ? unwritableScore(result.scored) : result.reason;
-      if (reason !== undefined) outcomes[i]!.failures.push({ sample, reason: `reward: ${reason}` });
-      else outcomes[i]!.rewards[sample] = (result as { scored: { reward: number } }).scored.reward;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, calls.length) }, worker));
   if (fatal) throw fatal.error;
   return outcomes.map((o) => ({
     task_id: o.task_id,

@@ -7,6 +7,7 @@ import { parseParams } from '../../chat/params.js';
 import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
+import { plural, trajectories } from '../../output/plural.js';
 import { FailureReasons, reportRollouts } from '../../rollouts/ci-report.js';
 import {
   openGroupFile,
@@ -31,6 +32,8 @@ function resumeArgs(
 ): string[] {
   const args = ['rollouts', '--model', options.model, '--tasks', options.tasks, '--output', output];
   if (options.reward) args.push('--reward', options.reward);
+  if (options.rubric !== undefined) args.push('--rubric', options.rubric);
+  if (options.judgeGroup) args.push('--judge-group');
   if (options.rewardCmd !== undefined) args.push('--reward-cmd', options.rewardCmd);
   if (options.rewardServer !== undefined) args.push('--reward-server', options.rewardServer);
   if (options.rewardWorkers !== undefined) args.push('--reward-workers', String(options.rewardWorkers));
@@ -153,7 +156,7 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
     };
     if (ctx.json && file) io.json(summary);
     io.info(
-      `Wrote ${totals.groups} group${totals.groups === 1 ? '' : 's'} (${totals.trajectories} trajectories${totals.failed ? `, ${totals.failed} failed` : ''})${output ? ` to ${output}` : ''}: ${describeTotals(totals, elapsed)}`,
+      `Wrote ${plural(totals.groups, 'group')} (${trajectories(totals.trajectories)}${totals.failed ? `, ${totals.failed} failed` : ''})${output ? ` to ${output}` : ''}: ${describeTotals(totals, elapsed)}`,
     );
     const gha = githubActions(ctx);
     if (gha)

@@ -40,6 +40,8 @@ function samplingSetup(sampling: RunSampling, options: TrainRlOptions): Sampling
   return {
     groupSize: sampling.group_size,
     reward: sampling.reward,
+    rubric: sampling.rubric,
+    judgeGroup: sampling.judge_group,
     rewardCmd: sampling.reward_cmd,
     rewardServer: sampling.reward_server,
     // How many processes score side by side is not the plan either.
@@ -89,6 +91,8 @@ async function newRun(
   const sampling: RunSampling = {
     group_size: options.groupSize,
     reward: options.reward,
+    rubric: options.rubric === undefined ? undefined : resolve(options.rubric),
+    judge_group: options.judgeGroup,
     reward_cmd: options.rewardCmd,
     reward_server: options.rewardServer,
     reward_workers: options.rewardWorkers,
