@@ -253,6 +253,9 @@ function registerStateRoutes(router: EmulatorRouter, faults: FaultStore, log: Re
           ...jobResponse(j),
           events: j.events.length,
           steps: j.steps,
+          // What its metrics follow (metrics.ts): the data's summary and where the model was.
+          data: j.data ?? null,
+          start: j.start ?? null,
         })),
         spans: x.state.spans.summary(),
       });

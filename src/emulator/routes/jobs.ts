@@ -3,6 +3,7 @@
 
 import { createSftTrainingJob, createTrainingJob } from '../../validate/jobs-schema.js';
 import type { Exchange } from '../exchange.js';
+import { type DataSummary, rlDataSummary, sftTargetLoss } from '../metrics.js';
 import { pageAfter, pageQuery } from '../paging.js';
 import type { EmulatedJob, JobKind } from '../store/jobs.js';
 import { QueryReader, validBody } from '../validation.js';
@@ -39,7 +40,7 @@ export function jobResponse(job: EmulatedJob) {
 function create(
   x: Exchange,
   kind: JobKind,
-  fields: { model_id: string; groups: number; trajectories: number; learningRate: number },
+  fields: { model_id: string; groups: number; trajectories: number; learningRate: number; data: DataSummary },
 ) {
   // FastAPI validates the body first; the model is looked up after (404).
   const model =
@@ -65,6 +66,8 @@ export function registerJobRoutes(router: EmulatorRouter): void {
         groups: body.trajectory_groups.length,
         trajectories: body.trajectory_groups.reduce((n, g) => n + g.trajectories.length, 0),
         learningRate: body.experimental_config?.learning_rate ?? 5e-6,
+        // What the job's metrics move toward: the trajectories' mean reward (metrics.ts).
+        data: rlDataSummary(body.trajectory_groups),
       });
     },
   });
@@ -86,6 +89,8 @@ export function registerJobRoutes(router: EmulatorRouter): void {
         groups: 0,
         trajectories: 64,
         learningRate: (Array.isArray(rate) ? rate[0] : rate) ?? 5e-5,
+        // The artifact cannot be fetched: its URL stands for the data (metrics.ts).
+        data: { loss: sftTargetLoss(body.training_data_url) },
       });
     },
   });

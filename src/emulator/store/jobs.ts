@@ -7,11 +7,13 @@
 //   t + (k+1)·s    gradient_step k (and a new checkpoint on the model), for k = 1…n
 //   t + (n+2)·s    training_ended {}
 // A job planned to fail at step k emits training_failed {error_message} in place of gradient step k.
+// A job keeps what its metrics follow (metrics.ts): the summary of its data and where the model was
+// when it was created, so that a restarted emulator reports the steps still to come as it would have.
 
 import { randomUUID } from 'node:crypto';
 import { seededRandom, seedFrom } from '../../lib/seeded-random.js';
 import { noPersistence, type Persistence, seqId } from '../durable/persistence.js';
-import { gradientStep } from '../metrics.js';
+import { type DataSummary, gradientStep, type StartingPoint, startingPoint } from '../metrics.js';
 import type { ModelStore } from './models.js';
 
 export type JobKind = 'rl' | 'sft';
@@ -43,6 +45,10 @@ export interface EmulatedJob {
   learningRate: number;
   groups: number;
   trajectories: number;
+  /** What the data trained on says of the metrics; absent for jobs made without (the demo's) or before. */
+  data?: DataSummary;
+  /** Where the model was when the job was created; absent for jobs kept from before it was kept. */
+  start?: StartingPoint;
   events: EmulatedEvent[];
   /** Schedule slots emitted so far (slot 0: started, 1…n: steps, n+1: ended). */
   slots: number;
@@ -108,7 +114,14 @@ export class JobStore {
   }
 
   create(
-    fields: { kind: JobKind; model_id: string; groups: number; trajectories: number; learningRate: number },
+    fields: {
+      kind: JobKind;
+      model_id: string;
+      groups: number;
+      trajectories: number;
+      learningRate: number;
+      data?: DataSummary;
+    },
     now: number,
   ): EmulatedJob {
     const plan = this.plans.find((p) => p.remaining > 0);
@@ -121,6 +134,7 @@ export class JobStore {
       const job: EmulatedJob = {
         id: this.newId(),
         ...fields,
+        start: startingPoint(this.models.checkpointsOf(fields.model_id).at(-1)?.metrics, fields.data ?? {}),
         createdAt: now,
         stepMs: this.stepMs,
         steps,
@@ -207,6 +221,8 @@ export class JobStore {
         groups: job.groups,
         trajectories: job.trajectories,
         seed: `${this.seed ?? 0}:${job.id}`,
+        data: job.data,
+        start: job.start,
       });
       event('gradient_step', data);
       const last = this.models.checkpointsOf(job.model_id).at(-1)?.step ?? 0;
