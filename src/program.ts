@@ -7,6 +7,7 @@ import { onGitHubActions } from './ci/detect.js';
 import { registerAuth } from './commands/auth/register.js';
 import { registerChat } from './commands/chat/chat.js';
 import { registerCheckpoints } from './commands/checkpoints/register.js';
+import { registerCompare } from './commands/compare/compare.js';
 import { registerCompletion } from './commands/completion/completion.js';
 import { registerConfig } from './commands/config/register.js';
 import { registerDoctor } from './commands/doctor/doctor.js';
@@ -255,6 +256,7 @@ export function buildProgram(ctx: Context, options: { deferVerbs?: boolean } = {
   registerChat(root, ctx);
   registerRollouts(root, ctx);
   registerEval(root, ctx);
+  registerCompare(root, ctx);
   registerReward(root, ctx);
   registerTrain(root, ctx);
   registerHealth(root, ctx);

@@ -191,6 +191,14 @@ const COMMANDS: Command[] = [
     path: '/training/v1/preview/models/*/checkpoints',
   },
   {
+    // A model source: its checkpoints listed as checkpoints list --all lists them.
+    name: 'compare',
+    argv: () => ['compare', `model:${modelId}`, '--no-plot'],
+    service: 'training',
+    method: 'GET',
+    path: '/training/v1/preview/models/*/checkpoints',
+  },
+  {
     name: 'checkpoints delete',
     argv: () => ['checkpoints', 'delete', modelId, '--steps', '0', '--yes'],
     service: 'training',
@@ -736,6 +744,7 @@ const PARTS: string[][] = [
     'auth status',
     'health',
     'checkpoints list',
+    'compare',
   ],
 ];
 
