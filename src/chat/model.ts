@@ -1,7 +1,9 @@
 // Which model, on which API. Trained checkpoints are models on the Training API, addressed as
 // wandb-artifact:///team/project/name[:stepN] (api-contract.md §2.8); a model this machine created
 // may be named instead: `name:step5`, `team/project/name:latest`, or just `name` (the latest step).
-// Anything else is an Inference API model id.
+// Anything else is an Inference API model id. `name:best…` (and `name:latest` as a step) are found by
+// listing the model's checkpoints, which the commands do first (checkpoints/resolve-alias.ts): here,
+// synchronous, a :best of a model created here is refused rather than taken for an Inference API id.
 
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
@@ -18,7 +20,7 @@ export interface ChatModel {
 /** The model named from the local record, when it was (for telling a 404 of a stale name). */
 export type RememberedModel = Pick<ModelRef, 'id' | 'entry' | 'byName' | 'ref'>;
 
-const STEP = /^(.+?)(?::(latest|step\d+))?$/;
+const STEP = /^(.+?)(?::(latest|step\d+|step\*|best(?:\[.*)?))?$/s;
 
 export function resolveChatModel(ctx: Context, ref: string, apiFlag: ChatApi | undefined): ChatModel {
   const { remembered: _, ...model } = resolveChatTarget(ctx, ref, apiFlag);
@@ -56,6 +58,12 @@ export function resolveChatTarget(
   }
   if (matches.length === 1) {
     const entry = matches[0]!;
+    if (alias !== undefined && alias !== 'latest' && !alias.startsWith('step'))
+      throw new UsageError(
+        `"${ref}" is found by listing the checkpoints of ${fullName(entry)}, which is not done here: give ${name}:stepN (${ctx.commandLine(['checkpoints', 'list', name ?? ref, '--all'])})`,
+      );
+    if (alias === 'step*')
+      throw new UsageError(`"${ref}" names every checkpoint of ${fullName(entry)}: give one, ${name}:stepN`);
     const suffix = alias === undefined || alias === 'latest' ? '' : `:${alias}`;
     return {
       model: `wandb-artifact:///${fullName(entry)}${suffix}`,

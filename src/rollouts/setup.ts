@@ -2,6 +2,7 @@
 // (group size, request parameters, concurrency, the reward), the SDK client, and the trace hook.
 
 import { resolveChatTarget } from '../chat/model.js';
+import { resolveCheckpointAlias } from '../checkpoints/resolve-alias.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
 import { redactUrlSecrets } from '../output/secrets.js';
@@ -52,12 +53,16 @@ export interface SamplingOptions {
   trace?: boolean;
 }
 
-/** The Training API model a reference names: a checkpoint, as rollouts sample only trained ones. */
-export function rolloutsModel(ctx: Context, ref: string): string {
-  const target = resolveChatTarget(ctx, ref, 'training');
+/**
+ * The Training API model a reference names: a checkpoint, as rollouts sample only trained ones.
+ * `m:best…` and `m:latest` are resolved to their step first, by listing the model's checkpoints
+ * (checkpoints/resolve-alias.ts): the one request made before anything is sampled.
+ */
+export async function rolloutsModel(ctx: Context, ref: string): Promise<string> {
+  const target = resolveChatTarget(ctx, await resolveCheckpointAlias(ctx, ref), 'training');
   if (!target.model.startsWith('wandb-artifact:///'))
     throw new UsageError(
-      `"${ref}" is not a trained model: give name[:stepN] of a model created here (${ctx.commandLine(['models', 'list', '--remembered'])}) or wandb-artifact:///team/project/name[:stepN]`,
+      `"${ref}" is not a trained model: give name[:stepN|:best|:latest] of a model created here (${ctx.commandLine(['models', 'list', '--remembered'])}) or wandb-artifact:///team/project/name[:stepN]`,
     );
   return target.model;
 }

@@ -202,8 +202,10 @@ describe('aip chat: which API', () => {
     expect((await lastBody(TRAINING)).model).toBe('wandb-artifact:///local/demo/agent:step5');
     expect((await run(['chat', '-m', 'demo/agent', 'hi'])).code).toBe(0);
     expect((await lastBody(TRAINING)).model).toBe('wandb-artifact:///local/demo/agent');
-    expect((await run(['chat', '-m', 'agent:latest', 'hi'])).code).toBe(0);
-    expect((await lastBody(TRAINING)).model).toBe('wandb-artifact:///local/demo/agent');
+    // :latest is looked up (issue 31) and sent as the step it is, which the answer names.
+    const latest = await run(['chat', '-m', 'agent:latest', 'hi']);
+    expect([latest.code, latest.stderr]).toEqual([0, expect.stringMatching(/agent:latest → agent:step5/)]);
+    expect((await lastBody(TRAINING)).model).toBe('wandb-artifact:///local/demo/agent:step5');
   });
 
   it('--api overrides the choice either way', async () => {

@@ -2,8 +2,8 @@
 
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Checkpoint } from '../../src/api/types.js';
+import { parseSteps } from '../../src/checkpoints/steps.js';
 import { planPrune } from '../../src/commands/checkpoints/prune.run.js';
-import { parseSteps } from '../../src/commands/checkpoints/steps.js';
 import { UsageError } from '../../src/errors/errors.js';
 import { main } from '../../src/main.js';
 import { words } from '../helpers/cli.js';

@@ -7,6 +7,7 @@ import { parseParams } from '../../chat/params.js';
 import { ChatSession } from '../../chat/session.js';
 import type { ChatTracer } from '../../chat/trace.js';
 import { assertWritable, loadTranscript } from '../../chat/transcript.js';
+import { resolveCheckpointAlias } from '../../checkpoints/resolve-alias.js';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors/errors.js';
 import { isNotFound } from '../../local-record/stale.js';
@@ -58,7 +59,6 @@ async function openSession(
     throw new UsageError(
       'no model: pass -m MODEL, or aip config set default-model MODEL (aip models list shows them)',
     );
-  const { remembered, ...target } = resolveChatTarget(ctx, ref, options.api);
   const params = { ...parseParams(options.option) };
   if (options.temperature !== undefined) params.temperature = options.temperature;
   if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens;
@@ -66,6 +66,13 @@ async function openSession(
   if (options.agent !== undefined && !options.trace)
     throw new UsageError('--agent names the agent in the spans of --trace: add --trace');
   if (options.agent === '') throw new UsageError('--agent needs a name');
+  // name:best… and name:latest: the step, from a listing of the model's checkpoints (the flags checked
+  // first); a name aip does not know is left to be an Inference API model id.
+  const { remembered, ...target } = resolveChatTarget(
+    ctx,
+    await resolveCheckpointAlias(ctx, ref, { lenient: true }),
+    options.api,
+  );
   // A trace that could not be sent (no project, no key) is a usage error now, not after the reply.
   const tracer = options.trace ? await chatTracer(ctx, conversation, options.agent) : undefined;
   const history = options.continue ? await loadTranscript(ctx, options.continue) : [];

@@ -26,7 +26,7 @@ function define(program: Parent) {
         'chat-model',
         new Option(
           '-m, --model <model>',
-          'model id, wandb-artifact:///team/project/name[:stepN], or name[:stepN] of a model created here (default: the default-model setting)',
+          'model id, wandb-artifact:///team/project/name[:stepN], or name[:stepN|:best[METRIC]|:latest] of a model created here (default: the default-model setting)',
         ),
       ),
     )

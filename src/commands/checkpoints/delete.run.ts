@@ -1,3 +1,4 @@
+import { formatSteps, parseSteps } from '../../checkpoints/steps.js';
 import type { Context } from '../../context.js';
 import { CliError, NotFoundError } from '../../errors/errors.js';
 import { withArgument } from '../../lib/shell-word.js';
@@ -5,7 +6,6 @@ import { resolveModelArg, withModel } from '../../models/resolve.js';
 import { printFields } from '../../output/table.js';
 import { confirmDestructive } from '../confirm.js';
 import type { DeleteOptions } from './delete.js';
-import { formatSteps, parseSteps } from './steps.js';
 
 export async function runDelete(ctx: Context, ref: string, opts: DeleteOptions): Promise<void> {
   const { io } = ctx;

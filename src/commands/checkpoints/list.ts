@@ -16,7 +16,9 @@ function parseOrder(value: string): 'asc' | 'desc' {
 function define(checkpoints: Parent) {
   const list = checkpoints
     .command('list')
-    .description('list checkpoints (STEP, ID, metrics), a page at a time or --all')
+    .description(
+      'list checkpoints (STEP, ID, metrics; on a terminal the best by reward marked), a page at a time or --all',
+    )
     .addArgument(valueKind('model', new Argument('<model>', MODEL_ARG)))
     .option('--limit <n>', 'checkpoints per page, 1-100 (default 20)', parseLimit)
     .option('--after <id>', 'start after this checkpoint id (the cursor printed at the end of a page)')

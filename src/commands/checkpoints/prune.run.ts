@@ -2,6 +2,7 @@
 // delete the rest in one request. --dry-run shows the plan and sends nothing but the listing.
 
 import type { Checkpoint } from '../../api/types.js';
+import { formatSteps } from '../../checkpoints/steps.js';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors/errors.js';
 import { ownValue } from '../../lib/own.js';
@@ -12,7 +13,6 @@ import { confirmDestructive } from '../confirm.js';
 import { unknownMetric } from './format.js';
 import { fetchAllCheckpoints } from './list.run.js';
 import type { PruneOptions } from './prune.js';
-import { formatSteps } from './steps.js';
 
 interface Best {
   metric: string;

@@ -6,6 +6,7 @@
 // eval fails on them.
 
 import { parseParams } from '../../chat/params.js';
+import { type RangeFlags, selectCheckpoints } from '../../checkpoints/select.js';
 import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
@@ -19,13 +20,26 @@ import { describeShard, tasksOfShard } from '../../rollouts/shard.js';
 import { readTasks } from '../../rollouts/tasks.js';
 import type { EvalOptions } from './eval.js';
 
-function checkpointsOf(ctx: Context, refs: readonly string[]): Array<{ model: string; uri: string }> {
-  const checkpoints = refs.map((model) => ({ model, uri: rolloutsModel(ctx, model) }));
+/**
+ * The checkpoints to evaluate, each once: --model as given, ranges (name:step*, --every, --last,
+ * --steps) and name:best… / name:latest resolved by listing the models' checkpoints
+ * (checkpoints/select.ts), the only requests before the samples.
+ */
+async function checkpointsOf(
+  ctx: Context,
+  refs: readonly string[],
+  flags: RangeFlags,
+): Promise<Array<{ model: string; uri: string }>> {
+  const checkpoints: Array<{ model: string; uri: string }> = [];
+  for (const model of await selectCheckpoints(ctx, refs, flags))
+    checkpoints.push({ model, uri: await rolloutsModel(ctx, model) });
   checkpoints.forEach((c, i) => {
     const earlier = checkpoints.findIndex((other) => other.uri === c.uri);
     if (earlier < i)
       throw new UsageError(
-        `--model ${checkpoints[earlier]!.model} and --model ${c.model} are the same checkpoint (${c.uri}): give each once`,
+        checkpoints[earlier]!.model === c.model
+          ? `${c.model} is selected twice (by a range, :best or :latest and another --model): give each checkpoint once`
+          : `--model ${checkpoints[earlier]!.model} and --model ${c.model} are the same checkpoint (${c.uri}): give each once`,
       );
   });
   return checkpoints;
@@ -33,9 +47,9 @@ function checkpointsOf(ctx: Context, refs: readonly string[]): Array<{ model: st
 
 export async function runEvalCommand(ctx: Context, options: EvalOptions): Promise<void> {
   const { io } = ctx;
-  const checkpoints = checkpointsOf(ctx, options.model);
+  const checkpoints = await checkpointsOf(ctx, options.model, options);
   if (options.diff && checkpoints.length < 2)
-    throw new UsageError('--diff compares checkpoints: give --model at least twice');
+    throw new UsageError('--diff compares checkpoints: give --model at least twice (or a range, name:step*)');
   const params = parseParams([...(options.option ?? []), ...(options.o ?? [])]);
   const allTasks = await readTasks(ctx, options.tasks);
   // A shard's tasks only (rollouts/shard.ts): the report, the pass rate and --fail-under are about

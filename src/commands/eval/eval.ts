@@ -4,7 +4,7 @@ import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { DEFAULT_EVAL_GROUP_SIZE, DEFAULT_EVAL_SEED, DEFAULT_PASS_THRESHOLD } from '../../eval/defaults.js';
 import { examples } from '../examples.js';
-import { collect, parseNumber, parseShard } from '../parsers.js';
+import { collect, parseNumber, parseShard, parseWhole } from '../parsers.js';
 import { samplingFlags } from '../sampling-flags.js';
 import type { OptionsOf, Parent } from '../types.js';
 import { valueKind } from '../value-kinds.js';
@@ -24,11 +24,25 @@ function withFlags(evaluation: ReturnType<typeof newCommand>) {
           'model',
           new Option(
             '--model <model>',
-            'a checkpoint to evaluate: name[:stepN] of a model created here, or wandb-artifact:///team/project/name[:stepN] (repeatable; compared in the order given)',
+            'a checkpoint to evaluate: name[:stepN] of a model created here, name:best[METRIC] (highest reward, or METRIC; lowest for a loss), name:latest, name:step* (every checkpoint), or wandb-artifact:///team/project/name[:stepN] (repeatable; compared in the order given)',
           ),
         )
           .argParser(collect)
           .makeOptionMandatory(),
+      )
+      .option(
+        '--every <n>',
+        'of a range (--model name:step*): only the steps that are a multiple of n',
+        parseWhole('--every', 1, 1_000_000),
+      )
+      .option(
+        '--last <k>',
+        'of a range (--model name:step*): only the k highest steps (after --every)',
+        parseWhole('--last', 1, 1_000_000),
+      )
+      .option(
+        '--steps <list>',
+        'these steps of the one --model given, e.g. 0,8,16 or 0-16 (each must have a checkpoint)',
       )
       .option('-o <key=value>', 'a request parameter, value as JSON when it parses (repeatable)', collect),
     DEFAULT_EVAL_GROUP_SIZE,
@@ -58,6 +72,9 @@ function withFlags(evaluation: ReturnType<typeof newCommand>) {
     'aip eval --model agent-001:step2 --model agent-001:step8 --tasks tasks.jsonl --reward exact --diff',
     'aip eval --model agent-001 --tasks tasks.jsonl --reward-cmd "python3 score.py" -K 4 --fail-under 0.8',
     'aip eval --model agent-001:step5 --tasks tasks.jsonl --reward contains --json | jq .checkpoints[0].mean',
+    "aip eval --model 'agent-001:step*' --every 10 --tasks tasks.jsonl --reward exact   # every 10th step",
+    'aip eval --model agent-001 --steps 0,8,16 --tasks tasks.jsonl --reward exact',
+    "aip eval --model 'agent-001:best[reward]' --model agent-001:latest --tasks tasks.jsonl --reward exact",
     'aip eval --model agent-001 --tasks tasks.jsonl --reward exact --shard 1/4 --json > eval-1.json   # one of 4 machines',
   ]);
 }

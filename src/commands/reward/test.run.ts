@@ -65,9 +65,10 @@ export async function runRewardTest(ctx: Context, options: RewardTestOptions): P
 
 /** Fresh samples: K per task, through the run aip rollouts makes, each reward call timed. */
 async function sampled(ctx: Context, options: RewardTestOptions, ref: string): Promise<RewardTestReport> {
-  const model = rolloutsModel(ctx, ref);
   const params = parseParams(options.option ?? []);
   const tasks = await readTasks(ctx, options.tasks);
+  // After the tasks are checked: m:best and m:latest are resolved by listing the model's checkpoints.
+  const model = await rolloutsModel(ctx, ref);
   const seed = options.seed ?? Math.floor(ctx.deps.random() * 2 ** 31);
   // Made before any request: a reward that cannot be computed (a task without a reference) is refused.
   const plan = rolloutPlan(ctx, { ...options, params, seed, model, tasks });

@@ -18,7 +18,7 @@ function define(reward: Parent) {
         'model',
         new Option(
           '--model <model>',
-          'sample fresh replies from this checkpoint (name[:stepN] or wandb-artifact:///team/project/name[:stepN]), as aip rollouts does',
+          'sample fresh replies from this checkpoint (name[:stepN|:best[METRIC]|:latest] or wandb-artifact:///team/project/name[:stepN]), as aip rollouts does',
         ),
       ),
     )

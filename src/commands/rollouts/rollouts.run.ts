@@ -75,7 +75,6 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
     );
   if (options.resume && options.force)
     throw new UsageError('--resume continues the file, --force starts it again: not both');
-  const model = rolloutsModel(ctx, options.model);
   const params = { ...parseParams([...(options.option ?? []), ...dashO.params]) };
   const allTasks = await readTasks(ctx, options.tasks);
   // A shard's tasks: those whose id hashes to it (rollouts/shard.ts); the rest is other machines'.
@@ -85,6 +84,8 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
   const previous = output
     ? readGroupFile(output, { resume: options.resume === true, force: options.force === true })
     : undefined;
+  // Only now, the files checked: m:best and m:latest are resolved by listing the model's checkpoints.
+  const model = await rolloutsModel(ctx, options.model);
   // A resumed file keeps its seed, model and group size: the rest of it must be sampled the same way.
   const { origin, groupSize: size, groups: groupsBefore } = resumeTerms(previous, { ...options, model });
   if (options.shard) checkShardRun(options, output, previous, allTasks.length, tasks, origin !== undefined);

@@ -24,7 +24,7 @@ function withFlags(rollouts: ReturnType<typeof command>) {
           'model',
           new Option(
             '--model <model>',
-            'the checkpoint: name[:stepN] of a model created here, or wandb-artifact:///team/project/name[:stepN]',
+            'the checkpoint: name[:stepN|:best[METRIC]|:latest] of a model created here, or wandb-artifact:///team/project/name[:stepN]',
           ),
         ).makeOptionMandatory(),
       )
