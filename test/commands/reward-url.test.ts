@@ -241,8 +241,17 @@ describe('a reward service', () => {
 
   it('that refuses its key stops the run at once, naming AIP_REWARD_KEY', async () => {
     const service = await startService(() => ({ status: 401, body: { error: 'bad key' } }));
-    const r = await run(rollouts(service.url, '-K', '2'), { env: { AIP_REWARD_KEY: REWARD_KEY } });
+    const out = join(t.dir, 'groups.jsonl');
+    const token = 'query-token-0123456789';
+    const r = await run(rollouts(`${service.url}?token=${token}`, '-K', '2', '-o', out), {
+      env: { AIP_REWARD_KEY: REWARD_KEY },
+    });
     expect(r.code).toBe(4);
+    // The carry-on command names the service with its query token masked, as the groups file does.
+    expect(r.stderr).toMatch(
+      /carry on with: .*--reward-url 'http:\/\/127\.0\.0\.1:\d+\/score\?token=\*\*\*\*'/,
+    );
+    expect(r.stderr).not.toContain(token);
     expect([...service.attempts.values()].every((n) => n === 1)).toBe(true);
     expect(r.stderr).toMatch(/reward service: .*HTTP 401 from POST \/score/);
     expect(r.stderr).toMatch(/set AIP_REWARD_KEY to the key it takes/);

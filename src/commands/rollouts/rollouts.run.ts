@@ -8,6 +8,7 @@ import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { plural, trajectories } from '../../output/plural.js';
+import { redactUrlSecrets } from '../../output/secrets.js';
 import { FailureReasons, reportRollouts } from '../../rollouts/ci-report.js';
 import {
   openGroupFile,
@@ -37,7 +38,9 @@ function resumeArgs(
   if (options.rewardCmd !== undefined) args.push('--reward-cmd', options.rewardCmd);
   if (options.rewardServer !== undefined) args.push('--reward-server', options.rewardServer);
   if (options.rewardWorkers !== undefined) args.push('--reward-workers', String(options.rewardWorkers));
-  if (options.rewardUrl !== undefined) args.push('--reward-url', options.rewardUrl);
+  // A token in the URL's query is a secret: the command printed masks it (give it again, or move it
+  // to AIP_REWARD_KEY), as the groups file's metadata does.
+  if (options.rewardUrl !== undefined) args.push('--reward-url', redactUrlSecrets(options.rewardUrl));
   if (options.rewardTimeout !== undefined) args.push('--reward-timeout', String(options.rewardTimeout));
   if (options.sandbox) args.push('--sandbox');
   if (options.sandboxCpu !== undefined) args.push('--sandbox-cpu', String(options.sandboxCpu));
