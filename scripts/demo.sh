@@ -3,7 +3,8 @@
 # profile, a model created, an RL job run to its end, the checkpoints it made listed, and the trained
 # model asked a question (on the Training API, as wandb-artifact:///…/demo-agent); then an agent
 # trained from the shell (README, "Train an agent from the shell"): three iterations of rollouts on
-# arithmetic tasks scored by examples/reward.mjs, and the untrained checkpoint against the last.
+# arithmetic tasks scored by examples/reward.mjs, the untrained checkpoint against the last, and a
+# report of every checkpoint.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 aip() { node bin/aip.js --profile local "$@"; }
@@ -22,5 +23,8 @@ aip reward test --tasks examples/arithmetic.jsonl --model math-agent -K 8 --rewa
 aip train rl --model math-agent --tasks examples/arithmetic.jsonl --steps 3 -K 8 \
   --reward-cmd "node examples/reward.mjs" --run-dir "$run_dir"
 aip eval --model math-agent:step0 --model math-agent --tasks examples/arithmetic.jsonl --reward exact -K 4 --diff
-echo "The training run is kept in $run_dir" >&2
+# Every checkpoint of the run, drawn and written as a report to open in a browser or paste in a PR.
+aip eval --model 'math-agent:step*' --tasks examples/arithmetic.jsonl --reward exact -K 4 --plot \
+  --report "$run_dir/report.html"
+echo "The training run is kept in $run_dir, its report in $run_dir/report.html" >&2
 echo "The emulator keeps running; stop it with: node bin/aip.js emulator stop" >&2

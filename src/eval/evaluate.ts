@@ -13,6 +13,22 @@ export interface CheckpointRun {
   /** Why the first failed sample failed, to say so when none was scored. */
   firstFailure: string | undefined;
   totals: RolloutTotals;
+  /** With keepSamples: each task's samples, in order (the reply's text, its reward or why none). */
+  samples?: Map<string, KeptSample[]>;
+}
+
+export interface KeptSample {
+  reward: number | null;
+  text: string;
+  error?: string;
+}
+
+/** The text of a trajectory's reply: its last message's content, or its tool calls as JSON. */
+function replyText(trajectory: Record<string, unknown>): string {
+  const last = (trajectory.messages_and_choices as Array<{ message?: Record<string, unknown> }>).at(-1);
+  const message = last?.message ?? {};
+  if (typeof message.content === 'string') return message.content;
+  return message.tool_calls ? JSON.stringify(message.tool_calls) : '';
 }
 
 export async function evaluateCheckpoint(
@@ -22,8 +38,11 @@ export async function evaluateCheckpoint(
   label: string,
   signal: AbortSignal,
   traceExchange: RolloutEvents['traceExchange'],
+  /** --report: the samples are kept, for the tasks that changed. */
+  keepSamples = false,
 ): Promise<CheckpointRun> {
   const tasks = new Map<string, TaskRewards>();
+  const samples = keepSamples ? new Map<string, KeptSample[]>() : undefined;
   let firstFailure: string | undefined;
   const totals = await rolloutsWithProgress(ctx, client, plan, undefined, signal, {
     label,
@@ -33,7 +52,14 @@ export async function evaluateCheckpoint(
       const exceptions = (group.exceptions ?? []) as Array<{ message: string }>;
       firstFailure ??= exceptions[0]?.message;
       tasks.set(task.id, { rewards: trajectories.map((t) => t.reward), failed: exceptions.length });
+      samples?.set(task.id, [
+        ...(trajectories as unknown as Array<Record<string, unknown> & { reward: number }>).map((t) => ({
+          reward: t.reward,
+          text: replyText(t),
+        })),
+        ...exceptions.map((e) => ({ reward: null, text: '', error: e.message })),
+      ]);
     },
   });
-  return { tasks, firstFailure, totals };
+  return { tasks, firstFailure, totals, ...(samples ? { samples } : {}) };
 }

@@ -218,6 +218,7 @@ const OPTION_VALUES = {
   'aip emulator reset --state-dir': 'directory',
   'aip eval --model': 'model',
   'aip eval --reward': 'reward',
+  'aip eval --report': 'file',
   'aip eval --rubric': 'file',
   'aip eval --tasks': 'file',
   'aip jobs create rl --model': 'model',

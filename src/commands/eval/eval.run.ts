@@ -13,6 +13,7 @@ import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { reportEval } from '../../eval/ci-report.js';
 import { DEFAULT_EVAL_GROUP_SIZE, DEFAULT_EVAL_SEED, DEFAULT_PASS_THRESHOLD } from '../../eval/defaults.js';
 import { type CheckpointRun, evaluateCheckpoint } from '../../eval/evaluate.js';
+import { checkReportName, plotEval, writeEvalReport } from '../../eval/outputs.js';
 import { type CheckpointResult, type EvalReport, evalDocument, printEval } from '../../eval/report.js';
 import { checkpointStats, taskDiffs } from '../../eval/statistics.js';
 import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../rollouts/setup.js';
@@ -47,6 +48,9 @@ async function checkpointsOf(
 
 export async function runEvalCommand(ctx: Context, options: EvalOptions): Promise<void> {
   const { io } = ctx;
+  if (options.plot && ctx.json) throw new UsageError('--plot draws a chart; it does not combine with --json');
+  // The report's name says its format: a wrong one costs no request.
+  if (options.report !== undefined) await checkReportName(options.report);
   const checkpoints = await checkpointsOf(ctx, options.model, options);
   if (options.diff && checkpoints.length < 2)
     throw new UsageError('--diff compares checkpoints: give --model at least twice (or a range, name:step*)');
@@ -84,6 +88,7 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
         checkpoint.model,
         signal,
         traceExchange,
+        options.report !== undefined,
       );
       if (signal.aborted) {
         io.err(
@@ -121,9 +126,18 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
   else {
     if (shard) io.out(`Shard ${shard}: ${tasks.length} of the ${allTasks.length} tasks`);
     printEval(io, report);
+    if (options.plot) await plotEval(ctx, report);
   }
 
   const failure = evalFailure(results, runs, options.failUnder);
+  if (options.report !== undefined) {
+    const summary = [
+      `${tasks.length} task${tasks.length === 1 ? '' : 's'}${shard ? ` (shard ${shard} of ${allTasks.length})` : ''}, ${groupSize} sample${groupSize === 1 ? '' : 's'} each, scored with ${plan.reward}.`,
+      ...(failure ? [`Failed: ${failure}`] : []),
+    ];
+    await writeEvalReport(options.report, report, runs, tasks, summary);
+    io.info(`Wrote the report to ${options.report}`);
+  }
   const gha = githubActions(ctx);
   if (gha) reportEval(gha, { report, tasks: tasks.length, groupSize, failUnder: options.failUnder, failure });
   if (failure) throw new CliError(failure);

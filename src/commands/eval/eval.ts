@@ -63,6 +63,19 @@ function withFlags(evaluation: ReturnType<typeof newCommand>) {
       parseNumber('--fail-under'),
     )
     .option(
+      '--plot',
+      'draw the mean reward and the pass rate over the steps of the checkpoints, at the terminal',
+    )
+    .addOption(
+      valueKind(
+        'file',
+        new Option(
+          '--report <file>',
+          'write a report: FILE.html (a self-contained page) or FILE.md (for a pull request or a step summary), with the table, the charts, the tasks that changed and their samples',
+        ),
+      ),
+    )
+    .option(
       '--shard <i/n>',
       "evaluate only shard i of n (numbered from 1): the tasks whose id hashes to it, split as rollouts --shard splits them; the report is that shard's tasks'",
       parseShard,
@@ -76,6 +89,7 @@ function withFlags(evaluation: ReturnType<typeof newCommand>) {
     'aip eval --model agent-001 --steps 0,8,16 --tasks tasks.jsonl --reward exact',
     "aip eval --model 'agent-001:best[reward]' --model agent-001:latest --tasks tasks.jsonl --reward exact",
     'aip eval --model agent-001 --tasks tasks.jsonl --reward exact --shard 1/4 --json > eval-1.json   # one of 4 machines',
+    "aip eval --model 'agent-001:step*' --every 4 --tasks tasks.jsonl --reward exact --plot --report eval.html",
   ]);
 }
 
