@@ -79,6 +79,8 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
     argv: ['models', 'log', modelId, '--split', 'train', '--file', join(EXAMPLES, 'groups.jsonl')],
   }),
   'checkpoints list': () => ({ argv: ['checkpoints', 'list', modelId, '--all'] }),
+  // A model's checkpoints, listed by id and overlaid.
+  compare: () => ({ argv: ['compare', `model:${modelId}`, '--no-plot'] }),
   'checkpoints delete': () => ({ argv: ['checkpoints', 'delete', modelId, '--steps', '999', '--yes'] }),
   'checkpoints prune': () => ({ argv: ['checkpoints', 'prune', modelId, '--keep-last', '1', '--dry-run'] }),
   'jobs create rl': () => ({
