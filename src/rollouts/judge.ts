@@ -45,6 +45,9 @@ export interface JudgeSetup {
   seed: number;
 }
 
+/** The SDK's own timeout is this much past an attempt's deadline, which always fires first. */
+const ATTEMPT_MARGIN_MS = 1000;
+
 /** Statuses about this request alone (too long for the model): its trajectories fail, the run goes on. */
 const ABOUT_THE_REQUEST = new Set([400, 413]);
 
@@ -119,13 +122,19 @@ class Judge {
     const where = {
       method: 'POST',
       url: `${ctx.serviceUrl('inference')}/chat/completions`,
-      timeoutMs: ctx.timeoutMs,
+      timeoutMs: setup.timeoutMs,
     };
-    let timedOut = false;
+    // Each attempt is bounded by --reward-timeout, not by --timeout (the client's): a deadline of its
+    // own, and the SDK's timeout a little past it, so that the deadline is what ends a slow attempt,
+    // which then fails its trajectory and is not sent again. Only the last attempt's deadline counts:
+    // an earlier one firing during a later retry or pause says nothing.
+    let deadline: AbortSignal | undefined;
     const attempt = () => {
-      const deadline = AbortSignal.timeout(setup.timeoutMs);
-      deadline.addEventListener('abort', () => (timedOut = true), { once: true });
-      return client.chat.completions.create(body, { signal: AbortSignal.any([stop, deadline]) });
+      deadline = AbortSignal.timeout(setup.timeoutMs);
+      return client.chat.completions.create(body, {
+        signal: AbortSignal.any([stop, deadline]),
+        timeout: setup.timeoutMs + ATTEMPT_MARGIN_MS,
+      });
     };
     try {
       const completion = await sdkCall(client, where, attempt, {
@@ -136,7 +145,8 @@ class Judge {
       return { ok: true as const, answer: answerOf(completion) };
     } catch (error) {
       if (stop.aborted) return { ok: false as const, reason: 'stopped' };
-      if (timedOut)
+      const { APIUserAbortError } = await import('openai');
+      if (deadline?.aborted && error instanceof APIUserAbortError)
         return { ok: false as const, reason: `the judge took more than ${setup.timeoutMs / 1000}s` };
       return { ok: false as const, reason: failure(error, setup.model) };
     }
