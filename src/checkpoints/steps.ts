@@ -15,6 +15,9 @@ export function parseSteps(text: string, flag = '--steps'): number[] {
       throw new UsageError(
         `invalid step "${part}" in ${flag}: give whole numbers or ranges, e.g. 0,8,16 or 0-16`,
       );
+    // Past 2^53 a number has no successor (s++ would never end the loop), and no step is that large.
+    if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to))
+      throw new UsageError(`invalid step "${part}" in ${flag}: larger than any step can be`);
     if (from > to)
       throw new UsageError(`invalid step range "${part}" in ${flag}: the first step is after the last`);
     if (to - from > MAX_STEPS)

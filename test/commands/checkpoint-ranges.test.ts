@@ -202,6 +202,9 @@ describe('aip eval over a range of checkpoints', () => {
   it('parses and prints step lists', () => {
     expect(parseSteps('8, 0,2-4,4')).toEqual([0, 2, 3, 4, 8]);
     expect(() => parseSteps('4-2')).toThrow(/the first step is after the last/);
+    // A number past 2^53 has no successor: refused, not looped on forever.
+    for (const huge of ['99999999999999999999', '9007199254740993', '0-99999999999999999999'])
+      expect(() => parseSteps(huge)).toThrow(/larger than any step can be/);
     expect(formatSteps([0, 1, 2, 5, 7, 8])).toBe('0-2, 5, 7-8');
   });
 });
