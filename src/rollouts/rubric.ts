@@ -3,8 +3,8 @@
 // one is a mistake to say now, not a judge's confusion to discover after paying for the samples.
 
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors/errors.js';
+import { readBounded } from '../fs/read-bounded.js';
 import { MAX_RUBRIC_BYTES } from './defaults.js';
 
 export interface Rubric {
@@ -14,19 +14,8 @@ export interface Rubric {
 }
 
 export function readRubric(path: string): Rubric {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `--rubric ${path}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a directory, not a file' : `cannot be read (${code})`}`,
-    );
-  }
-  if (bytes.length > MAX_RUBRIC_BYTES)
-    throw new UsageError(
-      `--rubric ${path}: ${bytes.length} bytes, more than the ${MAX_RUBRIC_BYTES} a rubric may have (it goes with every judge request)`,
-    );
+  // Bounded before it is read: /dev/zero, a FIFO or a huge file is refused, not read into memory.
+  const bytes = readBounded(path, MAX_RUBRIC_BYTES, `--rubric ${path}`);
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);

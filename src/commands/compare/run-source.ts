@@ -6,10 +6,11 @@
 
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../../errors/errors.js';
+import { readBounded } from '../../fs/read-bounded.js';
 import { isObject } from '../../lib/json.js';
 import type { ReportPoint } from '../../report/model.js';
 import { RUN_FILE } from '../../train/run-dir.js';
-import { MAX_GROUPS_FILE, MAX_RUN_FILE, readBounded, readJsonFile } from './files.js';
+import { MAX_GROUPS_FILE, MAX_RUN_FILE, readJsonFile } from './files.js';
 
 /** More iterations than any run makes: a file past it is not a run's. */
 const MAX_ITERATIONS = 100_000;
