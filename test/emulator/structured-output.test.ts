@@ -540,3 +540,30 @@ describe('property: generated instances validate', () => {
     );
   });
 });
+
+describe('schemas whose oneOf branches overlap level under level', () => {
+  // Each level a oneOf of two $refs to the next: an exhaustive search for an instance in exactly one
+  // branch doubles at every level. The emulator bounds its search and answers (before the bound, a
+  // schema of 2 KB held it for hours); whether the answer can be in exactly one branch is moot here.
+  const chain = (levels: number) => {
+    const $defs: Record<string, unknown> = {};
+    for (let i = 0; i < levels; i++)
+      $defs[`l${i}`] =
+        i === levels - 1
+          ? { type: 'integer', minimum: 0, maximum: 3 }
+          : { oneOf: [{ $ref: `#/$defs/l${i + 1}` }, { $ref: `#/$defs/l${i + 1}` }] };
+    return {
+      type: 'object',
+      properties: { v: { $ref: '#/$defs/l0' } },
+      required: ['v'],
+      additionalProperties: false,
+      $defs,
+    };
+  };
+  it.each([24, 40])('%i levels: answered, the reply JSON', async (levels) => {
+    for (const api of ['inference', 'training'] as const) {
+      const answer = await whole(api, { response_format: jsonSchema(chain(levels)), seed: 1 });
+      expect(JSON.parse(answer.content)).toEqual({ v: expect.any(Number) });
+    }
+  });
+});

@@ -556,19 +556,34 @@ function typeMatches(type: string, value: unknown): boolean {
   return typeof value === type;
 }
 
+/** Steps `matches` may take, shared by one reply's checks: schemas can overlap exponentially deep. */
+export interface WorkBudget {
+  left: number;
+}
+
+/** Thrown by `matches` when its WorkBudget is spent: the caller decides what that means. */
+export const OUT_OF_WORK = new Error('the schema check ran out of its work budget');
+
 /**
  * Whether `value` is an instance of `node`, for the supported subset (a checked schema): what picks
  * `enum` values that fit the rest of a node and keeps a `oneOf` instance to one branch.
  */
-export function matches(node: Schema, value: unknown, refs: Map<object, Schema>, depth = 0): boolean {
+export function matches(
+  node: Schema,
+  value: unknown,
+  refs: Map<object, Schema>,
+  depth = 0,
+  work?: WorkBudget,
+): boolean {
+  if (work && --work.left < 0) throw OUT_OF_WORK;
   if (typeof node === 'boolean') return node;
   if (depth > 4 * MAX_DEPTH) return false;
   const target = refs.get(node);
-  if (target !== undefined) return matches(target, value, refs, depth + 1);
+  if (target !== undefined) return matches(target, value, refs, depth + 1, work);
   const any = own(node, 'anyOf') as Schema[] | undefined;
-  if (any) return any.some((b) => matches(b, value, refs, depth + 1));
+  if (any) return any.some((b) => matches(b, value, refs, depth + 1, work));
   const one = own(node, 'oneOf') as Schema[] | undefined;
-  if (one) return one.filter((b) => matches(b, value, refs, depth + 1)).length === 1;
+  if (one) return one.filter((b) => matches(b, value, refs, depth + 1, work)).length === 1;
   if (hasOwnKey(node, 'const') && !sameJson(own(node, 'const'), value)) return false;
   const listed = own(node, 'enum');
   if (Array.isArray(listed) && !listed.some((l) => sameJson(l, value))) return false;
@@ -576,8 +591,8 @@ export function matches(node: Schema, value: unknown, refs: Map<object, Schema>,
   if (types && !types.some((t) => typeMatches(t, value))) return false;
   if (typeof value === 'string') return stringMatches(node, value);
   if (typeof value === 'number') return numberMatches(node, value);
-  if (Array.isArray(value)) return arrayMatches(node, value, refs, depth);
-  if (isObject(value)) return objectMatches(node, value, refs, depth);
+  if (Array.isArray(value)) return arrayMatches(node, value, refs, depth, work);
+  if (isObject(value)) return objectMatches(node, value, refs, depth, work);
   return true;
 }
 
@@ -598,11 +613,12 @@ function arrayMatches(
   value: unknown[],
   refs: Map<object, Schema>,
   depth: number,
+  work: WorkBudget | undefined,
 ) {
   const min = own(node, 'minItems') as number | undefined;
   const max = own(node, 'maxItems') as number | undefined;
   if ((min !== undefined && value.length < min) || (max !== undefined && value.length > max)) return false;
-  return value.every((v, i) => matches(itemSchema(node, i), v, refs, depth + 1));
+  return value.every((v, i) => matches(itemSchema(node, i), v, refs, depth + 1, work));
 }
 
 function objectMatches(
@@ -610,6 +626,7 @@ function objectMatches(
   value: Record<string, unknown>,
   refs: Map<object, Schema>,
   depth: number,
+  work: WorkBudget | undefined,
 ): boolean {
   const properties = own(node, 'properties');
   const extra = own(node, 'additionalProperties') as Schema | undefined;
@@ -618,6 +635,6 @@ function objectMatches(
   return Object.keys(value).every((key) => {
     const schema =
       isObject(properties) && hasOwnKey(properties, key) ? (properties[key] as Schema) : (extra ?? true);
-    return matches(schema, value[key], refs, depth + 1);
+    return matches(schema, value[key], refs, depth + 1, work);
   });
 }

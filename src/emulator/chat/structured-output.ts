@@ -24,12 +24,14 @@ import {
   type Json,
   kindsOf,
   matches,
+  OUT_OF_WORK,
   own,
   realRange,
   type Schema,
   type SchemaProblem,
   smallest,
   smallestAs,
+  type WorkBudget,
 } from './json-schema-subset.js';
 
 /** OpenAI's rule for `json_schema.name`. */
@@ -38,6 +40,8 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const VARIED_DEPTH = 12;
 /** Values a reply has before every further choice is the smallest. */
 const BUDGET = 400;
+/** Steps of `matches` one reply may take (a few milliseconds). */
+const MATCH_WORK = 20_000;
 
 /** A request's schema is checked when the request is, then generated from: analysed once. */
 const analyses = new WeakMap<object, { problems: SchemaProblem[]; analysed?: Analysed }>();
@@ -99,7 +103,12 @@ export function structuredFormat(format: unknown): StructuredFormat | undefined 
 /** The reply's text, as tokens: words, runs of punctuation (`{"`, `":"`), each with its spaces before. */
 export function structuredTokens(format: StructuredFormat, seedText: string): string[] {
   const random = seededRandom(seedFrom(`structured:${seedText}`));
-  const g: Gen = { random, budget: BUDGET, a: format.kind === 'json_schema' ? format.analysed : undefined };
+  const g: Gen = {
+    random,
+    budget: BUDGET,
+    work: { left: MATCH_WORK },
+    a: format.kind === 'json_schema' ? format.analysed : undefined,
+  };
   const instance = g.a ? value(g.a.root, g, 0) : anyObject(g);
   const text = JSON.stringify(instance);
   return text.match(/\s*(?:[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]+)|\s+$/gu) ?? [];
@@ -109,6 +118,8 @@ interface Gen {
   random: () => number;
   /** Values still to vary before every choice is the smallest. */
   budget: number;
+  /** Steps left for oneOf's checks that an instance is in one branch only. */
+  work: WorkBudget;
   a: Analysed | undefined;
 }
 
@@ -157,24 +168,38 @@ function value(node: Schema, g: Gen, depth: number): Json {
 /**
  * An instance of one branch that no other branch matches (oneOf's "exactly one"), the branches tried
  * from a random one on (or the smallest first), a few rounds (a number branch may draw a whole number
- * that an integer branch matches too); should none be alone, the first instance drawn.
+ * that an integer branch matches too); should none be alone, the first instance drawn. The search is
+ * bounded: branches that overlap through $refs, level under level, would take exponential time (a
+ * 2 KB schema could hold the emulator for hours), so once the reply's values or checks are spent the
+ * smallest branch's instance is taken as it is.
  */
 function oneOfValue(branches: Schema[], g: Gen, depth: number, least: boolean): Json {
   const a = g.a!;
   const finite = branches.filter((b) => smallest(b, a) < Infinity);
+  const bySize = [...finite].sort((x, y) => smallest(x, a) - smallest(y, a));
+  if (g.budget <= 0 || g.work.left <= 0) return value(bySize[0]!, g, depth + 1);
   let first: Json | undefined;
   for (let round = 0; round < 4; round++) {
     const start = least ? 0 : Math.floor(g.random() * finite.length);
-    const order = least
-      ? [...finite].sort((x, y) => smallest(x, a) - smallest(y, a))
-      : [...finite.slice(start), ...finite.slice(0, start)];
+    const order = least ? bySize : [...finite.slice(start), ...finite.slice(0, start)];
     for (const branch of order) {
       const candidate = value(branch, g, depth + 1);
       first ??= candidate;
-      if (branches.every((b) => b === branch || !matches(b, candidate, a.refs))) return candidate;
+      if (alone(branches, branch, candidate, g)) return candidate;
+      if (g.work.left <= 0) return first;
     }
   }
   return first!;
+}
+
+/** Whether no branch but `branch` matches `candidate`; false once the checks' budget is spent. */
+function alone(branches: Schema[], branch: Schema, candidate: Json, g: Gen): boolean {
+  try {
+    return branches.every((b) => b === branch || !matches(b, candidate, g.a!.refs, 0, g.work));
+  } catch (error) {
+    if (error === OUT_OF_WORK) return false;
+    throw error;
+  }
 }
 
 function objectValue(node: Record<string, unknown>, g: Gen, depth: number, least: boolean): Json {
