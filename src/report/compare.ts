@@ -1,5 +1,6 @@
 // The report of `aip compare`: the series overlaid in one chart, and a row per series.
 
+import { lowerIsBetter } from '../checkpoints/names.js';
 import { type ReportData, type ReportSeries, type ReportTable, signedNumber } from './model.js';
 
 export interface SeriesSummary {
@@ -11,12 +12,14 @@ export interface SeriesSummary {
   change: number | null;
 }
 
-export function summarize(series: ReportSeries): SeriesSummary {
+/** Its points in short; `best` the highest value, or the lowest for a loss (as :best chooses). */
+export function summarize(series: ReportSeries, metric: string): SeriesSummary {
   const ys = series.points.map((p) => p.y);
   if (ys.length === 0) return { points: 0, first: null, last: null, best: null, change: null };
   const first = ys[0]!;
   const last = ys.at(-1)!;
-  return { points: ys.length, first, last, best: Math.max(...ys), change: last - first };
+  const best = lowerIsBetter(metric) ? Math.min(...ys) : Math.max(...ys);
+  return { points: ys.length, first, last, best, change: last - first };
 }
 
 export function compareTable(metric: string, series: readonly ReportSeries[]): ReportTable {
@@ -24,7 +27,7 @@ export function compareTable(metric: string, series: readonly ReportSeries[]): R
     caption: `${metric} by series`,
     columns: ['series', 'source', 'points', 'first', 'last', 'best', 'change'],
     rows: series.map((s) => {
-      const sum = summarize(s);
+      const sum = summarize(s, metric);
       return [
         s.label,
         s.source ?? s.label,

@@ -195,3 +195,13 @@ describe('an eval document read back', () => {
     ).toThrow('e.json: checkpoints[0].mean: expected a number');
   });
 });
+
+describe('compare summary', () => {
+  it('takes the lowest value as the best of a loss, the highest otherwise, as :best does', async () => {
+    const { summarize } = await import('../../src/report/compare.js');
+    const series = { label: 's', points: [0.9, 0.4, 0.6].map((y, x) => ({ x, y })) };
+    expect(summarize(series, 'loss').best).toBe(0.4);
+    expect(summarize(series, 'policy_loss').best).toBe(0.4);
+    expect(summarize(series, 'reward').best).toBe(0.9);
+  });
+});

@@ -31,7 +31,7 @@ function document(metric: string, series: readonly SourceSeries[]) {
       label: s.label,
       kind: s.kind,
       source: s.source,
-      summary: summarize(s),
+      summary: summarize(s, metric),
       points: s.points.map((p) => ({ step: p.x, value: p.y, ...(p.label ? { label: p.label } : {}) })),
     })),
   };
@@ -43,7 +43,7 @@ function printSeries(ctx: Context, metric: string, series: readonly SourceSeries
     for (const s of series) io.out(s.label);
     return;
   }
-  const rows = series.map((s) => ({ s, sum: summarize(s) }));
+  const rows = series.map((s) => ({ s, sum: summarize(s, metric) }));
   printTable(io, rows, [
     { header: 'series', value: (r) => r.s.label },
     { header: 'kind', value: (r) => r.s.kind },
