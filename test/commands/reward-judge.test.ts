@@ -5,8 +5,9 @@
 // judge's words in the metadata), how an answer that is not a judgement fails only its trajectory,
 // and how a judge that cannot answer stops the run before samples are spent for nothing.
 
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { useEmulator } from '../helpers/emulator.js';
@@ -377,6 +378,30 @@ describe('a judge that cannot answer', () => {
   });
 });
 
+describe("the judge's time", () => {
+  it('is --reward-timeout per attempt, not --timeout: a judge slower than --timeout still scores', async () => {
+    await emu.fault({ path: JUDGE_CHAT, delay_ms: 1500, times: 1 });
+    const out = join(t.dir, 'groups.jsonl');
+    const r = await run([
+      '--timeout',
+      '1',
+      ...rollouts('-K', '1', '--concurrency', '1', '--reward-timeout', '30', '-o', out),
+    ]);
+    expect([r.code, r.stderr]).toEqual([0, expect.stringMatching(/Wrote 2 groups \(2 trajectories\)/)]);
+    // Answered on the first attempt: a slow answer is waited for, not sent again.
+    expect(await judgeRequests()).toHaveLength(2);
+  });
+
+  it("an earlier attempt's deadline, passed during a 429's pause, does not make a refusal a timeout", async () => {
+    // The first attempt is answered 429 at once and waits 3 s, past its 2 s deadline; the next is a 401.
+    await emu.fault({ path: JUDGE_CHAT, status: 429, retry_after: '3', times: 1 });
+    await emu.fault({ path: JUDGE_CHAT, status: 401, skip: 1, times: 100 });
+    const r = await run(rollouts('-K', '1', '--concurrency', '1', '--reward-timeout', '2'));
+    expect([r.code, r.stderr]).toEqual([4, expect.stringMatching(/HTTP 401/)]);
+    expect(r.stderr).not.toMatch(/took more than/);
+  });
+});
+
 describe('judge flags refused before anything is sent', () => {
   const cases: Array<[string, string[], RegExp]> = [
     [
@@ -394,7 +419,7 @@ describe('judge flags refused before anything is sent', () => {
     [
       'a rubric that is not there',
       ['--reward', `judge:${JUDGE}`, '--rubric', 'missing.md'],
-      /--rubric .*missing\.md: no such file/,
+      /--rubric .*missing\.md: cannot read it \(no such file\)/,
     ],
     ['an empty rubric', ['--reward', `judge:${JUDGE}`, '--rubric', 'EMPTY'], /--rubric .*: empty/],
     [
@@ -405,7 +430,13 @@ describe('judge flags refused before anything is sent', () => {
     [
       'a rubric too large',
       ['--reward', `judge:${JUDGE}`, '--rubric', 'LARGE'],
-      /more than the 65536 a rubric may have/,
+      /--rubric .*large\.md: 65537 bytes, more than the 65536 bytes read from such a file/,
+    ],
+    // Opened without blocking: a FIFO is refused, never waited on.
+    [
+      'a FIFO for a rubric',
+      ['--reward', `judge:${JUDGE}`, '--rubric', 'FIFO'],
+      /--rubric .*fifo\.md: not a regular file/,
     ],
     [
       '--sandbox with a judge',
@@ -419,10 +450,12 @@ describe('judge flags refused before anything is sent', () => {
       EMPTY: join(t.dir, 'empty.md'),
       BINARY: join(t.dir, 'binary.md'),
       LARGE: join(t.dir, 'large.md'),
+      FIFO: join(t.dir, 'fifo.md'),
     };
     writeFileSync(files.EMPTY!, ' \n');
     writeFileSync(files.BINARY!, Buffer.from([0x52, 0x00, 0xff, 0xfe]));
     writeFileSync(files.LARGE!, 'x'.repeat(64 * 1024 + 1));
+    if (!existsSync(files.FIFO!)) execFileSync('mkfifo', [files.FIFO!]);
     const argv = flags.map((f) => files[f] ?? (f === 'missing.md' ? join(t.dir, f) : f));
     for (const command of [
       ['rollouts', '--model', 'agent'],
