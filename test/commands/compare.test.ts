@@ -1,5 +1,6 @@
 // aip compare: run directories and eval results from files, models' checkpoints from the emulator.
 
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -142,6 +143,11 @@ describe('aip compare on files', () => {
     expect((await run(['compare', runDir, '--metric', 'loss'])).stderr).toMatch(
       /mean reward of its samples only/,
     );
+    // A FIFO is refused at once, not waited on for a writer that never comes.
+    const fifo = join(dir, 'eval.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const piped = await run(['compare', fifo]);
+    expect([piped.code, piped.stderr]).toEqual([2, expect.stringMatching(/eval\.fifo: not a regular file/)]);
     expect(await emu.requests({ method: 'GET' })).toEqual([]);
   });
 });
