@@ -23,6 +23,14 @@ export interface KeptSample {
   error?: string;
 }
 
+/**
+ * A kept sample's text, at most this long: a report shows a sample, it does not replay it, and every
+ * sample of every checkpoint is kept until the tasks that changed are known.
+ */
+const MAX_SAMPLE_CHARS = 4000;
+
+const cut = (text: string) => (text.length > MAX_SAMPLE_CHARS ? `${text.slice(0, MAX_SAMPLE_CHARS)}…` : text);
+
 /** The text of a trajectory's reply: its last message's content, or its tool calls as JSON. */
 function replyText(trajectory: Record<string, unknown>): string {
   const last = (trajectory.messages_and_choices as Array<{ message?: Record<string, unknown> }>).at(-1);
@@ -55,7 +63,7 @@ export async function evaluateCheckpoint(
       samples?.set(task.id, [
         ...(trajectories as unknown as Array<Record<string, unknown> & { reward: number }>).map((t) => ({
           reward: t.reward,
-          text: replyText(t),
+          text: cut(replyText(t)),
         })),
         ...exceptions.map((e) => ({ reward: null, text: '', error: e.message })),
       ]);

@@ -9,9 +9,6 @@ import type { CheckpointRun } from './evaluate.js';
 import { type EvalReport, evalDocument } from './report.js';
 import { taskDiffs } from './statistics.js';
 
-/** A sample's text in a report, at most this long: a report is read, not replayed. */
-const MAX_SAMPLE_CHARS = 4000;
-
 /** The prompt of a task, as text: its last user turn. */
 function promptOf(task: Task): string | undefined {
   const user = [...task.messages].reverse().find((m) => m.role === 'user');
@@ -79,7 +76,7 @@ export async function writeEvalReport(
       (run.samples?.get(changed.id) ?? []).map((s) => ({
         checkpoint: report.checkpoints[i]!.model,
         reward: s.reward,
-        text: s.text.length > MAX_SAMPLE_CHARS ? `${s.text.slice(0, MAX_SAMPLE_CHARS)}…` : s.text,
+        text: s.text,
         ...(s.error ? { error: s.error } : {}),
       })),
     ),
