@@ -1,8 +1,11 @@
 // What an eval gives besides its table: --plot, the mean reward and pass rate over the steps at the
 // terminal (checkpoints of one model, by step), and --report FILE, the table, the charts, the per-task
-// diff and, for each changed task, its samples under each checkpoint (report/, HTML or Markdown).
+// diff and, for each changed task, its samples under each checkpoint (report/, HTML or Markdown);
+// --save FILE, the document --json prints, in a file (what aip compare reads).
 
 import type { Context } from '../context.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { writeError } from '../fs/write-error.js';
 import type { EvalDocument } from '../report/eval-document.js';
 import type { Task } from '../rollouts/tasks.js';
 import type { CheckpointRun } from './evaluate.js';
@@ -91,4 +94,13 @@ export async function writeEvalReport(
 /** The report's file name says its format: checked before anything is sampled. */
 export async function checkReportName(file: string): Promise<void> {
   (await import('../report/write.js')).reportFormat(file);
+}
+
+/** --save FILE: the eval's JSON document, written atomically (a half-written file is never left). */
+export function saveEval(file: string, document: Record<string, unknown>): void {
+  try {
+    writeFileAtomic(file, `${JSON.stringify(document, null, 2)}\n`, { followSymlinks: true });
+  } catch (error) {
+    throw writeError(file, error, { exit: 'error', outcome: 'the results were not saved' });
+  }
 }

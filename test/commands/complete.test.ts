@@ -220,6 +220,7 @@ const OPTION_VALUES = {
   'aip eval --reward': 'reward',
   'aip eval --report': 'file',
   'aip eval --rubric': 'file',
+  'aip eval --save': 'file',
   'aip eval --tasks': 'file',
   'aip jobs create rl --model': 'model',
   'aip jobs create rl --file': 'file',

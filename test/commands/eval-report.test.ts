@@ -91,3 +91,23 @@ describe('eval --report', () => {
     expect(await emu.requests({ path: '/training/v1/chat/completions' })).toEqual([]);
   });
 });
+
+describe('eval --save', () => {
+  it('keeps the document --json prints in a file, which aip compare overlays', async () => {
+    const saved = join(t.dir, 'eval.json');
+    const r = await run(evalRange('--save', saved));
+    expect([r.code, r.stdout]).toEqual([0, expect.stringMatching(/agent:step2/)]);
+    const json = await run(evalRange('--json'));
+    expect(JSON.parse(readFileSync(saved, 'utf8'))).toEqual(JSON.parse(json.stdout));
+    const compared = await run(['compare', saved, '--json']);
+    expect(compared.code).toBe(0);
+    const [series] = JSON.parse(compared.stdout).series;
+    expect(series.points.map((p: { step: number }) => p.step)).toEqual([0, 1, 2]);
+  });
+
+  it('a file that cannot be written is exit 1, the results printed all the same', async () => {
+    const r = await run(evalRange('--save', join(t.dir, 'no-such-dir', 'eval.json')));
+    expect([r.code, r.stderr]).toEqual([1, expect.stringMatching(/the results were not saved/)]);
+    expect(r.stdout).toMatch(/agent:step2/);
+  });
+});

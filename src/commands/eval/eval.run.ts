@@ -13,7 +13,7 @@ import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { reportEval } from '../../eval/ci-report.js';
 import { DEFAULT_EVAL_GROUP_SIZE, DEFAULT_EVAL_SEED, DEFAULT_PASS_THRESHOLD } from '../../eval/defaults.js';
 import { type CheckpointRun, evaluateCheckpoint } from '../../eval/evaluate.js';
-import { checkReportName, plotEval, writeEvalReport } from '../../eval/outputs.js';
+import { checkReportName, plotEval, saveEval, writeEvalReport } from '../../eval/outputs.js';
 import { type CheckpointResult, type EvalReport, evalDocument, printEval } from '../../eval/report.js';
 import { checkpointStats, taskDiffs } from '../../eval/statistics.js';
 import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../rollouts/setup.js';
@@ -118,16 +118,19 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
     checkpoints: results,
     ...(diff ? { diff: { tasks: diff.changed, counts: diff.counts } } : {}),
   };
-  if (ctx.json)
-    io.json({
-      ...evalDocument(report),
-      ...(shard ? { shard, shard_tasks: tasks.length, tasks_in_file: allTasks.length } : {}),
-    });
+  const document = {
+    ...evalDocument(report),
+    ...(shard ? { shard, shard_tasks: tasks.length, tasks_in_file: allTasks.length } : {}),
+  };
+  if (ctx.json) io.json(document);
   else {
     if (shard) io.out(`Shard ${shard}: ${tasks.length} of the ${allTasks.length} tasks`);
     printEval(io, report);
     if (options.plot) await plotEval(ctx, report);
   }
+  // --save: the document --json prints, kept in a file (for aip compare), after it is printed: a file
+  // that cannot be written loses nothing the terminal shows.
+  if (options.save !== undefined) saveEval(options.save, document);
 
   const failure = evalFailure(results, runs, options.failUnder);
   if (options.report !== undefined) {

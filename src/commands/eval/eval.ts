@@ -69,6 +69,12 @@ function withFlags(evaluation: ReturnType<typeof newCommand>) {
     .addOption(
       valueKind(
         'file',
+        new Option('--save <file>', 'write the results as --json prints them to a file, for aip compare'),
+      ),
+    )
+    .addOption(
+      valueKind(
+        'file',
         new Option(
           '--report <file>',
           'write a report: FILE.html (a self-contained page) or FILE.md (for a pull request or a step summary), with the table, the charts, the tasks that changed and their samples',
