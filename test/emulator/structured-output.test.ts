@@ -12,7 +12,7 @@ import {
   structuredFormat,
   structuredTokens,
 } from '../../src/emulator/chat/structured-output.js';
-import { type TestEmulator, useEmulator } from '../helpers/emulator.js';
+import { send, type TestEmulator, useEmulator } from '../helpers/emulator.js';
 
 // One emulator for the file: the Training API streams too (--training-chat-stream), as vLLM does.
 const { emu } = useEmulator({ trainingChatStream: true, fresh: 'file' });
@@ -58,13 +58,17 @@ beforeAll(async () => {
   models.training = await trainedModel(emu);
 });
 
+/**
+ * One chat request on a connection of its own (helpers/emulator.ts send: the emulator runs in this
+ * worker, and a long generation here can outlast a pooled connection's keep-alive).
+ */
 async function chat(api: Api, body: Record<string, unknown>) {
-  const res = await fetch(`${emu.origin}/${api}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: models[api], messages, ...body }),
-  });
-  return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+  return send(
+    `${emu.origin}/${api}/v1/chat/completions`,
+    'POST',
+    { authorization: `Bearer ${emu.key}`, 'content-type': 'application/json' },
+    JSON.stringify({ model: models[api], messages, ...body }),
+  );
 }
 
 const jsonSchema = (schema: unknown, name = 'answer') => ({

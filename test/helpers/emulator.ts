@@ -42,12 +42,12 @@ export interface EmulatorOptions {
  * machine), the next request went out on a connection the emulator was closing at that moment
  * (ECONNRESET), failing a test that had done nothing wrong.
  */
-function send(
+export function send(
   url: string,
   method: string,
   headers: Record<string, string>,
   body?: string,
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; type: string | undefined; text: string }> {
   return new Promise((resolve, reject) => {
     // Its length given, as fetch() gives it: node:http frames no body of a DELETE or GET otherwise.
     const length = body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) };
@@ -55,7 +55,11 @@ function send(
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
+        resolve({
+          status: res.statusCode ?? 0,
+          type: res.headers['content-type'],
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
       );
       res.on('error', reject);
     });
