@@ -177,3 +177,13 @@ function judge(
 function bodyText(body: unknown): string {
   return typeof body === 'string' ? body : JSON.stringify(body ?? {});
 }
+
+/** Every model the Inference API lists, all pages, through the retry loop (models list, chat, a judge). */
+export async function listInferenceModels(ctx: Context, client: OpenAI): Promise<OpenAI.Models.Model[]> {
+  const where = { method: 'GET', url: `${ctx.serviceUrl('inference')}/models`, timeoutMs: ctx.timeoutMs };
+  return sdkCall(client, where, async () => {
+    const all: OpenAI.Models.Model[] = [];
+    for await (const model of client.models.list()) all.push(model);
+    return all;
+  });
+}

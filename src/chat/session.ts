@@ -5,7 +5,7 @@
 // left to the command layer: a session says nothing.
 
 import type OpenAI from 'openai';
-import { openaiClient, sdkCall } from '../api/openai.js';
+import { listInferenceModels, openaiClient } from '../api/openai.js';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
 import type { ChatRequest } from './complete.js';
@@ -153,14 +153,8 @@ export class ChatSession {
 
   /** The ids of the models the Inference API serves. */
   async inferenceModelIds(): Promise<Set<string>> {
-    const client = await this.client('inference');
-    const where = {
-      method: 'GET',
-      url: `${this.ctx.serviceUrl('inference')}/models`,
-      timeoutMs: this.ctx.timeoutMs,
-    };
-    const page = await sdkCall(client, where, () => client.models.list());
-    return new Set(page.data.map((m) => m.id));
+    const models = await listInferenceModels(this.ctx, await this.client('inference'));
+    return new Set(models.map((m) => m.id));
   }
 
   /** The openai client of an API (the session's own, by default), made once. */

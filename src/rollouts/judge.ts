@@ -91,19 +91,9 @@ class Judge {
   }
 
   private async listModels(): Promise<string[]> {
-    const { openaiClient, sdkCall } = await import('../api/openai.js');
+    const { listInferenceModels, openaiClient } = await import('../api/openai.js');
     this.client ??= await openaiClient(this.ctx, 'inference');
-    const client = this.client;
-    const where = {
-      method: 'GET',
-      url: `${this.ctx.serviceUrl('inference')}/models`,
-      timeoutMs: this.ctx.timeoutMs,
-    };
-    return sdkCall(client, where, async () => {
-      const ids: string[] = [];
-      for await (const model of client.models.list()) ids.push(String(model.id));
-      return ids;
-    });
+    return (await listInferenceModels(this.ctx, this.client)).map((m) => String(m.id));
   }
 
   async ask(task: Task, replies: readonly JudgedReply[], which: string, stop: AbortSignal) {

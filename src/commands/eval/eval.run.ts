@@ -16,6 +16,7 @@ import { type CheckpointRun, evaluateCheckpoint } from '../../eval/evaluate.js';
 import { checkReportName, plotEval, saveEval, writeEvalReport } from '../../eval/outputs.js';
 import { type CheckpointResult, type EvalReport, evalDocument, printEval } from '../../eval/report.js';
 import { checkpointStats, taskDiffs } from '../../eval/statistics.js';
+import { plural } from '../../output/plural.js';
 import { rolloutClient, rolloutPlan, rolloutsModel, traceHook } from '../../rollouts/setup.js';
 import { describeShard, tasksOfShard } from '../../rollouts/shard.js';
 import { readTasks } from '../../rollouts/tasks.js';
@@ -72,8 +73,10 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
   // bad regex) is refused here.
   const plan = rolloutPlan(ctx, { ...options, groupSize, params, seed, model: checkpoints[0]!.uri, tasks });
   const client = await rolloutClient(ctx);
+  // Said on stderr as the eval starts, and in the report's summary.
+  const sampledAs = `${plural(tasks.length, 'task')}${shard ? ` (shard ${shard} of ${allTasks.length})` : ''}, ${plural(groupSize, 'sample')} each`;
   io.info(
-    `Evaluating ${checkpoints.length} checkpoint${checkpoints.length === 1 ? '' : 's'} on ${tasks.length} task${tasks.length === 1 ? '' : 's'}${shard ? ` (shard ${shard} of ${allTasks.length})` : ''}, ${groupSize} sample${groupSize === 1 ? '' : 's'} each, seed ${seed} (the same for every checkpoint)`,
+    `Evaluating ${plural(checkpoints.length, 'checkpoint')} on ${sampledAs}, seed ${seed} (the same for every checkpoint)`,
   );
 
   const runs: CheckpointRun[] = [];
@@ -134,10 +137,7 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
 
   const failure = evalFailure(results, runs, options.failUnder);
   if (options.report !== undefined) {
-    const summary = [
-      `${tasks.length} task${tasks.length === 1 ? '' : 's'}${shard ? ` (shard ${shard} of ${allTasks.length})` : ''}, ${groupSize} sample${groupSize === 1 ? '' : 's'} each, scored with ${plan.reward}.`,
-      ...(failure ? [`Failed: ${failure}`] : []),
-    ];
+    const summary = [`${sampledAs}, scored with ${plan.reward}.`, ...(failure ? [`Failed: ${failure}`] : [])];
     await writeEvalReport(options.report, report, runs, tasks, summary);
     io.info(`Wrote the report to ${options.report}`);
   }

@@ -1,4 +1,4 @@
-import { openaiClient, sdkCall } from '../../api/openai.js';
+import { listInferenceModels, openaiClient } from '../../api/openai.js';
 import type { Context } from '../../context.js';
 import { fullName, readModelRecord } from '../../models/local-record.js';
 import { modelRecordFile } from '../../models/resolve.js';
@@ -9,12 +9,7 @@ export async function runList(ctx: Context): Promise<void> {
   const { io } = ctx;
   await ctx.pageLongOutput();
   const client = await openaiClient(ctx, 'inference');
-  const where = { method: 'GET', url: `${ctx.serviceUrl('inference')}/models`, timeoutMs: ctx.timeoutMs };
-  const models = await sdkCall(client, where, async () => {
-    const all = [];
-    for await (const model of client.models.list()) all.push(model);
-    return all;
-  });
+  const models = await listInferenceModels(ctx, client);
   if (ctx.json) return io.json(models);
   if (io.quiet) {
     for (const model of models) io.out(model.id);
