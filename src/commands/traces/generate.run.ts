@@ -7,7 +7,9 @@ import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors/errors.js';
 import { type AtomicFile, assertRewritable, openAtomic } from '../../fs/atomic-write.js';
 import { writeError } from '../../fs/write-error.js';
+import { thousands } from '../../output/plural.js';
 import { generateDocuments } from '../../traces/make/generate.js';
+import { generateAgentDocuments } from '../../traces/make/generate-agent.js';
 import { nowNanos, parseTime } from '../../traces/make/span.js';
 import { encodeRequest, type PbResourceSpans } from '../../traces/otlp/otlp.js';
 import { resourceFromJson, scopeFromJson, spanFromJson } from '../../traces/otlp/otlp-json.js';
@@ -44,7 +46,8 @@ export async function runGenerate(ctx: Context, flags: GenerateOptions): Promise
     throw new UsageError(`--routing ${flags.routing}: expected team/project`);
   if (format === 'protobuf' && !flags.output && io.isStdoutTTY)
     throw new UsageError('protobuf is binary: write it to a file (-o spans.pb) or a pipe');
-  const docs = generateDocuments({
+  const generator = flags.shape === 'agent' ? generateAgentDocuments : generateDocuments;
+  const docs = generator({
     spans: flags.spans,
     perDocument: flags.perDocument ?? 500,
     seed: flags.seed ?? 1,
@@ -93,6 +96,5 @@ export async function runGenerate(ctx: Context, flags: GenerateOptions): Promise
   } finally {
     interrupt?.release();
   }
-  if (flags.output)
-    io.info(`Wrote ${flags.spans.toLocaleString('en-US')} spans to ${flags.output} (${format})`);
+  if (flags.output) io.info(`Wrote ${thousands(flags.spans)} spans to ${flags.output} (${format})`);
 }

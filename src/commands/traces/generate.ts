@@ -17,6 +17,12 @@ function define(traces: Parent) {
     .addOption(
       new Option('--format <format>', 'output format (default jsonl)').choices(['jsonl', 'json', 'protobuf']),
     )
+    .addOption(
+      new Option(
+        '--shape <shape>',
+        'mixed: every kind of attribute value (default); agent: GenAI agent turns (model and tool calls, token counts, prompt and completion text), about 1 KB a span',
+      ).choices(['mixed', 'agent']),
+    )
     .option(
       '--per-document <n>',
       'spans per request document (default 500)',
@@ -37,6 +43,7 @@ function define(traces: Parent) {
     'aip traces generate --spans 1000 | aip traces send -',
     'aip traces generate --spans 200000 -o spans.jsonl',
     'aip traces generate --spans 50 --format protobuf -o spans.pb',
+    'aip traces generate --spans 100000 --shape agent --routing my-team/agents -o agent.jsonl',
   ]);
 }
 
