@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { DEFAULT_LINE_BYTES } from '../../api/limits.js';
 import type { Project } from '../otlp/routing.js';
 import type { BatchLimits } from './batches.js';
+import { type ByteSource, PieceBuffers } from './piece-bytes.js';
 import { type PiecesBatch, PiecesReader, type PiecesSettings } from './pieces-reader.js';
 import { Problems } from './problems.js';
 import { type PieceReaders, type PieceResults, WorkerPool } from './worker-pool.js';
@@ -41,6 +42,8 @@ export interface ParallelResult {
   spans: number;
   documents: number;
   problems: Problems;
+  /** Some reader has said it found a problem (before the list of them comes, at the end). */
+  problemFound: boolean;
   /**
    * Where the workers stopped: a line too long for a piece (a worker would have to hold all of it).
    * The caller reads the rest, from that line on, on its own thread, where long lines are scanned.
@@ -51,22 +54,14 @@ export interface ParallelResult {
 /** A line longer than this (or than the line limit) is not dealt to a worker. */
 const LONG_LINE_BYTES = 8 * 1024 * 1024;
 
-/** The bytes in an ArrayBuffer of their own (small buffers share Node's pool). */
-function ownBuffer(bytes: Buffer): Buffer {
-  if (bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length) return bytes;
-  const own = Buffer.allocUnsafeSlow(bytes.length);
-  bytes.copy(own);
-  return own;
-}
-
-function countNewlines(bytes: Buffer): number {
+function countNewlines(bytes: Buffer, end: number): number {
   let n = 0;
-  for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) n++;
+  for (let i = bytes.indexOf(10); i !== -1 && i < end; i = bytes.indexOf(10, i + 1)) n++;
   return n;
 }
 
 export async function readJsonLinesParallel(
-  input: AsyncIterable<Buffer>,
+  input: ByteSource,
   options: {
     /** The worker script; none (or no workers) reads on this thread. */
     script: string | undefined;
@@ -75,29 +70,34 @@ export async function readJsonLinesParallel(
     project: Project | undefined;
     /** The line limit: a line longer than it is read on this thread, where it is scanned value by value. */
     maxLineBytes?: number;
-    onBatch: (batch: PiecesBatch) => void;
+    /** A batch made; `problemFound` once any reader has found a problem (its batch may hold spans after it). */
+    onBatch: (batch: PiecesBatch, problemFound: boolean) => void;
     onProgress?: (spans: number) => void;
   },
 ): Promise<ParallelResult> {
-  const result: ParallelResult = { spans: 0, documents: 0, problems: new Problems() };
+  const result: ParallelResult = { spans: 0, documents: 0, problems: new Problems(), problemFound: false };
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_LINE_BYTES;
   const settings: PiecesSettings = { limits: options.limits, project: options.project, maxLineBytes };
   const results: PieceResults = {
     took: (read) => {
-      for (const batch of read.batches) options.onBatch(batch);
+      if (read.problemsSoFar > 0) result.problemFound = true;
+      for (const batch of read.batches) options.onBatch(batch, result.problemFound);
       result.spans += read.spans;
       result.documents += read.documents;
       options.onProgress?.(result.spans);
     },
     merge: (list, count) => result.problems.merge(list, count),
   };
+  const buffers = new PieceBuffers(PIECE_BYTES);
   const readers =
     !options.script || options.workers < 1
-      ? readHere(settings, results)
-      : new WorkerPool(options.script, options.workers, settings, results);
+      ? readHere(settings, results, buffers)
+      : new WorkerPool(options.script, options.workers, settings, results, buffers);
   try {
     const longLine = Math.min(LONG_LINE_BYTES, maxLineBytes);
-    const rest = await cutIntoPieces(input, longLine, (piece, firstLine) => readers.read(piece, firstLine));
+    const rest = await cutIntoPieces(input, buffers, longLine, (piece, length, firstLine) =>
+      readers.read(piece, length, firstLine),
+    );
     if (rest) result.rest = rest;
     await readers.finish();
   } finally {
@@ -107,12 +107,13 @@ export async function readJsonLinesParallel(
 }
 
 /** With no workers: each piece read on this thread as it is cut. */
-function readHere(settings: PiecesSettings, results: PieceResults): PieceReaders {
+function readHere(settings: PiecesSettings, results: PieceResults, buffers: PieceBuffers): PieceReaders {
   const reader = new PiecesReader(settings);
   return {
-    read: async (bytes, firstLine) => {
-      reader.piece(bytes, firstLine);
+    read: async (buffer, length, firstLine) => {
+      reader.piece(buffer.subarray(0, length), firstLine);
       results.took(reader.take());
+      buffers.give(buffer.buffer as ArrayBuffer);
     },
     finish: async () => {
       reader.finish();
@@ -124,50 +125,57 @@ function readHere(settings: PiecesSettings, results: PieceResults): PieceReaders
 }
 
 /**
- * Cuts the input into pieces of whole lines, of PIECE_BYTES or a little more, and reads each with the
- * number of its first line, one after the other. At a line too long for a piece (`longLine` bytes with
- * no newline) it stops, and returns the rest of the input from the start of that line.
+ * Cuts the input into pieces of whole lines, of PIECE_BYTES or a little less, and reads each with the
+ * number of its first line, one after the other: `read` is given a buffer of its own (it may move to a
+ * worker) and how much of it is the piece. At a line too long for a piece (`longLine` bytes with no
+ * newline) it stops, and returns the rest of the input from the start of that line.
  */
 async function cutIntoPieces(
-  input: AsyncIterable<Buffer>,
+  input: ByteSource,
+  buffers: PieceBuffers,
   longLine: number,
-  read: (piece: Buffer, firstLine: number) => Promise<void>,
+  read: (buffer: Buffer, length: number, firstLine: number) => Promise<void>,
 ): Promise<ParallelResult['rest']> {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  let buffer = buffers.take();
+  let fill = 0;
   let line = 1;
-  const iterator = input[Symbol.asyncIterator]();
   for (;;) {
-    const next = await iterator.next();
-    if (next.done) break;
-    pending.push(next.value);
-    pendingBytes += next.value.length;
-    if (pendingBytes < PIECE_BYTES) continue;
-    const joined = ownBuffer(Buffer.concat(pending));
-    const cut = joined.lastIndexOf(10);
+    const n = await input.readInto(buffer, fill);
+    if (n === 0) break;
+    fill += n;
+    if (fill < buffer.length) continue;
+    const cut = buffer.lastIndexOf(10, fill - 1);
     if (cut === -1) {
-      pending = [joined];
-      if (joined.length < longLine) continue;
-      return { input: restOf(joined, iterator), line };
+      // No line ends in it: a long line, read on this thread from its start, or a bigger buffer.
+      if (fill >= longLine) return { input: restOf(buffer.subarray(0, fill), input), line };
+      buffer = grown(buffer, buffers);
+      continue;
     }
-    // The rest is copied out first: the piece takes the whole buffer with it.
-    pending = [Buffer.from(joined.subarray(cut + 1))];
-    pendingBytes = pending[0]!.length;
-    const piece = joined.subarray(0, cut + 1);
-    const lines = countNewlines(piece);
-    await read(piece, line);
+    // The start of the next piece's first line is copied out first: the piece takes the buffer with it.
+    const tail = fill - (cut + 1);
+    const next = tail < buffers.size ? buffers.take() : Buffer.allocUnsafeSlow(tail * 2);
+    buffer.copy(next, 0, cut + 1, fill);
+    const lines = countNewlines(buffer, cut + 1);
+    await read(buffer, cut + 1, line);
     line += lines;
+    buffer = next;
+    fill = tail;
   }
-  if (pendingBytes > 0) await read(ownBuffer(Buffer.concat(pending)), line);
+  if (fill > 0) await read(buffer, fill, line);
+  else buffers.give(buffer.buffer as ArrayBuffer);
   return undefined;
 }
 
+/** A buffer twice the size, holding what the full one held; the full one goes back to be used again. */
+function grown(full: Buffer, buffers: PieceBuffers): Buffer {
+  const bigger = Buffer.allocUnsafeSlow(full.length * 2);
+  full.copy(bigger);
+  buffers.give(full.buffer as ArrayBuffer);
+  return bigger;
+}
+
 /** The input from the start of a line too long for a piece: that line's bytes so far, then the rest. */
-async function* restOf(first: Buffer, iterator: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+async function* restOf(first: Buffer, input: ByteSource): AsyncGenerator<Buffer> {
   yield first;
-  for (;;) {
-    const more = await iterator.next();
-    if (more.done) return;
-    yield more.value;
-  }
+  yield* input.remaining();
 }

@@ -4,6 +4,7 @@
 
 import { Worker } from 'node:worker_threads';
 import type { Problem } from '../../validate/check-file.js';
+import type { PieceBuffers } from './piece-bytes.js';
 import type { PiecesBatch, PiecesSettings } from './pieces-reader.js';
 import type { FromWorker, ToWorker } from './worker.js';
 
@@ -16,6 +17,8 @@ export interface PiecesRead {
   batches: PiecesBatch[];
   spans: number;
   documents: number;
+  /** Problems this reader has found so far (the list comes at the end). */
+  problemsSoFar: number;
 }
 
 /** Where the readers' results go, in the order they come. */
@@ -26,8 +29,11 @@ export interface PieceResults {
 
 /** Where pieces are read: on worker threads, or on this thread. */
 export interface PieceReaders {
-  /** Reads a piece of whole lines, or hands it to a worker (waiting while every one is busy). */
-  read(bytes: Buffer, firstLine: number): Promise<void>;
+  /**
+   * Reads a piece of whole lines (the first `length` bytes of `buffer`), or hands it to a worker
+   * (waiting while every one is busy). The buffer is the reader's until it is given back to the pool.
+   */
+  read(buffer: Buffer, length: number, firstLine: number): Promise<void>;
   /** Reads what is left and waits for every result; a worker's failure is thrown here. */
   finish(): Promise<void>;
   /** Lets the workers go, whether the reading finished or not. */
@@ -70,6 +76,8 @@ export class WorkerPool implements PieceReaders {
     count: number,
     settings: PiecesSettings,
     private readonly results: PieceResults,
+    /** Where a piece's buffer goes once its worker has read it and sent it back. */
+    private readonly buffers: PieceBuffers,
   ) {
     this.slots = startWorkers(script, count);
     this.finished = this.slots.map((slot) => this.listen(slot));
@@ -78,15 +86,16 @@ export class WorkerPool implements PieceReaders {
 
   /**
    * Gives a piece to the least busy worker, waiting while every one has PIECES_WAITING. The piece's
-   * memory moves to the worker (it must be the only thing in its ArrayBuffer).
+   * memory moves to the worker (it must be the only thing in its ArrayBuffer), and back with its results.
    */
-  async read(bytes: Buffer, firstLine: number): Promise<void> {
+  async read(buffer: Buffer, length: number, firstLine: number): Promise<void> {
     for (;;) {
       if (this.failure) throw this.failure;
       const slot = this.slots.reduce((a, b) => (b.waiting < a.waiting ? b : a));
       if (slot.waiting < PIECES_WAITING) {
         slot.waiting++;
-        send(slot, { type: 'piece', bytes, firstLine }, [bytes.buffer as ArrayBuffer]);
+        const memory = buffer.buffer as ArrayBuffer;
+        send(slot, { type: 'piece', buffer: memory, length, firstLine }, [memory]);
         return;
       }
       await new Promise<void>((resolve) => {
@@ -110,8 +119,10 @@ export class WorkerPool implements PieceReaders {
     return new Promise<void>((resolve) => {
       slot.worker.on('message', (message: FromWorker) => {
         this.results.took(message);
-        if (message.type === 'progress') slot.waiting--;
-        else {
+        if (message.type === 'progress') {
+          slot.waiting--;
+          this.buffers.give(message.buffer);
+        } else {
           this.results.merge(message.problems, message.problemCount);
           resolve();
         }

@@ -9,19 +9,36 @@ import type { Problems } from './problems.js';
 
 export type ToWorker =
   | ({ type: 'start' } & PiecesSettings)
-  | { type: 'piece'; bytes: Uint8Array; firstLine: number }
+  /** The piece is the first `length` bytes of `buffer`, which goes back with the progress that follows. */
+  | { type: 'piece'; buffer: ArrayBuffer; length: number; firstLine: number }
   | { type: 'finish' };
 
 export type FromWorker =
-  | { type: 'progress'; batches: PiecesBatch[]; spans: number; documents: number }
+  | {
+      type: 'progress';
+      batches: PiecesBatch[];
+      spans: number;
+      documents: number;
+      problemsSoFar: number;
+      buffer: ArrayBuffer;
+    }
   | {
       type: 'done';
       batches: PiecesBatch[];
       spans: number;
       documents: number;
+      problemsSoFar: number;
       problems: Problems['list'];
       problemCount: number;
     };
+
+/** Whether an ArrayBuffer is all of one batch's bytes (a small one shares Node's pool with others). */
+function ownedBy(batches: PiecesBatch[]): (memory: ArrayBuffer, index: number) => boolean {
+  return (memory, index) => {
+    const bytes = batches[index]!.bytes;
+    return bytes.byteOffset === 0 && bytes.byteLength === memory.byteLength;
+  };
+}
 
 const port = parentPort;
 if (port) {
@@ -32,9 +49,13 @@ if (port) {
       return;
     }
     if (message.type === 'piece') {
-      const { bytes } = message;
-      reader!.piece(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), message.firstLine);
-      port.postMessage({ type: 'progress', ...reader!.take() } satisfies FromWorker);
+      const { buffer } = message;
+      reader!.piece(Buffer.from(buffer, 0, message.length), message.firstLine);
+      // Nothing holds the piece's bytes once it is read: its memory goes back, to be filled again.
+      // The batches move too, rather than being copied, where each is the whole of its memory.
+      const read = reader!.take();
+      const moved = read.batches.map((b) => b.bytes.buffer as ArrayBuffer).filter(ownedBy(read.batches));
+      port.postMessage({ type: 'progress', ...read, buffer } satisfies FromWorker, [buffer, ...moved]);
       return;
     }
     reader!.finish();
