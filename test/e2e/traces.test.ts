@@ -1,12 +1,13 @@
 // aip traces as a real process: a large JSON Lines file read on worker threads (only the built CLI
 // has the worker script), and exec with the command on the real terminal streams.
 
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useEmulator } from '../helpers/emulator.js';
 import { patience } from '../helpers/patience.js';
-import { runAip as runAipUnbounded } from '../helpers/spawn.js';
+import { aipEnv, BIN, collect, runAip as runAipUnbounded } from '../helpers/spawn.js';
 
 const t = useEmulator();
 const { emu, env } = t;
@@ -25,6 +26,27 @@ function canonical(value: unknown): string {
       ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
       : v,
   );
+}
+
+/** Every span of a generated JSON Lines file, with its resource and scope, as sorted canonical text. */
+function spansOf(file: string): string[] {
+  const spans: string[] = [];
+  for (const line of readFileSync(file, 'utf8').trimEnd().split('\n')) {
+    for (const rs of JSON.parse(line).resourceSpans) {
+      for (const ss of rs.scopeSpans) {
+        for (const span of ss.spans) spans.push(canonical({ resource: rs.resource, scope: ss.scope, span }));
+      }
+    }
+  }
+  return spans.sort();
+}
+
+/** Every span the emulator keeps, in the same form. */
+async function storedSpans(): Promise<string[]> {
+  const stored = (await emu.control('GET', '/spans?limit=20000')).body as {
+    data: Array<{ resource: unknown; scope: unknown; span: unknown }>;
+  };
+  return stored.data.map((d) => canonical({ resource: d.resource, scope: d.scope, span: d.span })).sort();
 }
 
 async function total(): Promise<number> {
@@ -47,20 +69,59 @@ describe('aip traces send on worker threads', { timeout: patience(180_000) }, ()
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ workers: 2, spans: 12000, accepted: 12000, rejected: 0 });
-    const expected: string[] = [];
-    for (const line of readFileSync(file, 'utf8').trimEnd().split('\n')) {
-      for (const rs of JSON.parse(line).resourceSpans) {
-        for (const ss of rs.scopeSpans) {
-          for (const span of ss.spans)
-            expected.push(canonical({ resource: rs.resource, scope: ss.scope, span }));
-        }
-      }
-    }
-    const stored = (await emu.control('GET', '/spans?limit=20000')).body as {
-      data: Array<{ resource: unknown; scope: unknown; span: unknown }>;
-    };
-    const actual = stored.data.map((d) => canonical({ resource: d.resource, scope: d.scope, span: d.span }));
-    expect(actual.sort()).toEqual(expected.sort());
+    expect(await storedSpans()).toEqual(spansOf(file));
+  });
+
+  it('--stream sends agent-shaped spans as they are read, every span once, exactly', async () => {
+    const file = join(t.dir, 'agent.jsonl');
+    const generated = await runAip(
+      ['traces', 'generate', '--spans', '12000', '--shape', 'agent', '--routing', 'team/agents', '-o', file],
+      { env },
+    );
+    expect(generated.code).toBe(0);
+    const r = await runAip(['traces', 'send', file, '--stream', '--workers', '2', '--json'], { env });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ workers: 2, spans: 12000, accepted: 12000, rejected: 0 });
+    const expected = spansOf(file);
+    // GenAI agent turns: model calls with token counts and finish reasons, tool calls, under a root.
+    expect(expected.filter((s) => s.includes('"gen_ai.usage.input_tokens"')).length).toBeGreaterThan(6000);
+    expect(expected.some((s) => s.includes('"name":"execute_tool '))).toBe(true);
+    expect(expected.some((s) => s.includes('"name":"invoke_agent '))).toBe(true);
+    expect(await storedSpans()).toEqual(expected);
+  });
+
+  it('--stream sends what it has read while the input goes on, and stops at a problem that comes later', async () => {
+    const file = join(t.dir, 'late-problem.jsonl');
+    expect(
+      (await runAip(['traces', 'generate', '--spans', '12000', '--per-document', '100', '-o', file], { env }))
+        .code,
+    ).toBe(0);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    lines[117] = lines[117]!.replace(/"traceId":"[0-9a-f]{32}"/, '"traceId":"short"');
+    // The first hundred lines (~6 MB) through a pipe, the rest only once spans have arrived: sending
+    // while reading is seen to happen, on a machine of any speed.
+    const child = spawn(process.execPath, [BIN, 'traces', 'send', '-', '--stream', '--workers', '2'], {
+      env: aipEnv(env),
+      stdio: 'pipe',
+    });
+    const done = collect(child, patience(120_000));
+    child.stdin.write(`${lines.slice(0, 100).join('\n')}\n`);
+    while ((await total()) === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.stdin.end(`${lines.slice(100).join('\n')}\n`);
+    const r = await done;
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^stdin:118: resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[\d+\]\.traceId: /);
+    const last = r.stderr.trimEnd().split('\n').at(-1)!;
+    const said =
+      /^error: stdin: 1 problem in 12,000 spans; ([\d,]+) spans had been sent \(--stream sends as it reads\)$/.exec(
+        last,
+      );
+    expect(said, last).not.toBeNull();
+    const sent = Number(said![1]!.replaceAll(',', ''));
+    expect(sent).toBeGreaterThan(0);
+    expect(sent).toBeLessThan(12000);
+    expect(await total()).toBe(sent);
   });
 
   it('hands a line too long for a worker back to the main thread, and still sends every span', async () => {

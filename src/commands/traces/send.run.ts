@@ -9,21 +9,21 @@ import { annotateProblems } from '../../ci/problems.js';
 import type { Context } from '../../context.js';
 import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { openSource } from '../../fs/open-source.js';
-import { progress } from '../../output/progress.js';
+import { counted, thousands } from '../../output/plural.js';
+import { type Progress, progress } from '../../output/progress.js';
 import { DEFAULT_LIMITS } from '../../traces/read/batches.js';
 import { type ReadResult, readSpans } from '../../traces/read/read-input.js';
 import { reportSend } from '../../traces/send/ci-report.js';
-import { configuredProject, traceClient } from '../../traces/send/client.js';
-import { type SendSummary, sendBatches } from '../../traces/send/send.js';
-import { onSpoolFailure } from '../../traces/send/spool.js';
+import { configuredProject, type TraceClient, traceClient } from '../../traces/send/client.js';
+import { BatchFeed, type SendFrom, type SendSummary, sendBatches } from '../../traces/send/send.js';
+import { onSpoolFailure, Spool } from '../../traces/send/spool.js';
 import { problemLines } from '../../validate/check-file.js';
 import type { SendOptions } from './send.js';
 
-const plural = (n: number, word: string, many = `${word}s`) =>
-  `${n.toLocaleString('en-US')} ${n === 1 ? word : many}`;
+const plural = counted;
 
 function rate(spans: number, seconds: number): string {
-  return seconds > 0 ? `${Math.round(spans / seconds).toLocaleString('en-US')} spans/s` : '';
+  return seconds > 0 ? `${thousands(Math.round(spans / seconds))} spans/s` : '';
 }
 
 export async function runSend(ctx: Context, file: string, options: SendOptions): Promise<void> {
@@ -36,15 +36,27 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
   const started = performance.now();
   // Ctrl-C stops the reading (and the spool goes with it) as well as the sending.
   const { signal: interrupted, release } = ctx.interruptible();
-  // So does a spool that cannot write (a full disk where TMPDIR is): the batches are all spooled
-  // before the first is sent, so then nothing was sent, and nothing will be.
-  const spoolFailed = new AbortController();
+  // So does a spool that cannot write (a full disk where TMPDIR is): unless --stream, the batches are
+  // all spooled before the first is sent, so then nothing was sent, and nothing will be.
+  const readStopped = new AbortController();
   let spoolFailure: unknown;
   const unwatch = onSpoolFailure((error) => {
     spoolFailure ??= error;
-    spoolFailed.abort();
+    readStopped.abort();
   });
-  const signal = AbortSignal.any([interrupted, spoolFailed.signal]);
+  const signal = AbortSignal.any([interrupted, readStopped.signal]);
+  const spool = new Spool();
+  const feed = new BatchFeed();
+  const from: SendFrom = { spool };
+  const sending = new Sending(feed, from, client, show, {
+    concurrency: options.concurrency ?? 4,
+    signal: interrupted,
+    // A batch that fails for good stops the reading too: nothing more will be sent.
+    onFailure: () => readStopped.abort(),
+  });
+  // --stream: each batch the workers make is sent as it comes (a dry run only reads).
+  const stream = options.stream === true && client !== undefined;
+  if (stream) sending.start();
   let input: ReadResult;
   show.status(`Reading ${source.name}…`);
   try {
@@ -58,66 +70,113 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
       workers: options.workers,
       maxLineBytes,
       signal,
-      onProgress: (spans) => show.status(`Reading ${source.name}: ${plural(spans, 'span')}…`),
+      spool,
+      onFinalBatch: stream ? (batch) => feed.add(batch) : undefined,
+      onProgress: (spans) => show.status(() => `Reading ${source.name}: ${plural(spans, 'span')}…`),
     });
   } catch (error) {
+    const summary = await sending.stop();
     release();
-    if (spoolFailure !== undefined) throw spoolFailure;
-    if (error instanceof InterruptedError) io.err('Stopped while reading; nothing was sent');
-    throw error;
-  } finally {
     unwatch();
     show.done();
+    spool.close();
+    if (spoolFailure !== undefined) throw spoolFailure;
+    if (summary?.failure) throw batchFailure(summary);
+    if (error instanceof InterruptedError) io.err(`Stopped while reading; ${sentSoFar(summary)}`);
+    throw error;
   }
-  let summary: SendSummary | undefined;
+  unwatch();
+  show.done();
+  from.route = input.route;
   try {
     // Failed as the input ended, before the signal was looked at.
     if (input.spool.failure !== undefined) throw input.spool.failure;
     if (input.problemCount > 0) {
+      const summary = await sending.stop();
       for (const line of problemLines(input)) io.err(line);
       annotateProblems(io, input, 'invalid span');
       throw new UsageError(
-        `${input.name}: ${plural(input.problemCount, 'problem')} in ${plural(input.spans, 'span')}; nothing was sent`,
+        `${input.name}: ${plural(input.problemCount, 'problem')} in ${plural(input.spans, 'span')}; ${sentSoFar(summary)}`,
       );
     }
-    const readSeconds = (performance.now() - started) / 1000;
     if (options.dryRun) {
-      report(ctx, input, undefined, readSeconds);
+      report(ctx, input, undefined, (performance.now() - started) / 1000);
       io.info('Dry run: nothing was sent');
       return;
     }
-    try {
-      summary = await sendBatches(input, client!, {
-        concurrency: options.concurrency ?? 4,
-        signal,
-        onProgress: (s) =>
-          show.status(
-            `Sending: ${plural(s.spansSent, 'span')} of ${s.spans.toLocaleString('en-US')} (${s.batchesSent}/${s.batches} batches)…`,
-          ),
-      });
-    } finally {
-      show.done();
-    }
+    for (const batch of input.batches) if (!(stream && batch.final)) feed.add(batch);
+    feed.end(input.spans);
+    const summary = await sending.finish();
     report(ctx, input, summary, (performance.now() - started) / 1000);
     // For a later step of the workflow: what the platform took, whether or not it took everything.
     const gha = githubActions(ctx);
     if (gha) reportSend(gha, input, summary);
     if (summary.interrupted) throw new InterruptedError();
-    if (summary.failure) {
-      const { error } = summary.failure;
-      if (error instanceof CliError) {
-        error.message = `batch ${summary.failure.batch + 1} of ${summary.batches} failed: ${error.message}`;
-      }
-      throw error;
-    }
+    if (summary.failure) throw batchFailure(summary);
     if (summary.rejected > 0) {
       throw new CliError(
         `the platform rejected ${plural(summary.rejected, 'span')}${summary.messages.length ? `: ${summary.messages.join('; ')}` : ''}`,
       );
     }
   } finally {
+    await sending.stop();
     release();
-    input.spool.close();
+    spool.close();
+  }
+}
+
+/** What was sent before the send stopped, in words: "nothing was sent" unless --stream sent some. */
+function sentSoFar(summary: SendSummary | undefined): string {
+  if (!summary?.spansSent) return 'nothing was sent';
+  return `${plural(summary.spansSent, 'span')} had been sent (--stream sends as it reads)`;
+}
+
+/** The error of the batch that failed for good, saying which batch it was. */
+function batchFailure(summary: SendSummary): unknown {
+  const { error } = summary.failure!;
+  if (error instanceof CliError) {
+    error.message = `batch ${summary.failure!.batch + 1} of ${summary.batches} failed: ${error.message}`;
+  }
+  return error;
+}
+
+/** The sending of a feed's batches: started at once (--stream) or once the input has been read. */
+class Sending {
+  private running: Promise<SendSummary> | undefined;
+
+  constructor(
+    private readonly feed: BatchFeed,
+    private readonly from: SendFrom,
+    private readonly client: TraceClient | undefined,
+    private readonly show: Progress,
+    private readonly options: Omit<Parameters<typeof sendBatches>[3], 'onProgress'>,
+  ) {}
+
+  start(): void {
+    this.running ??= sendBatches(this.feed, this.from, this.client!, {
+      ...this.options,
+      onProgress: (s) =>
+        this.show.status(() => {
+          const of = this.feed.ended ? ` of ${thousands(s.spans)}` : '';
+          return `Sending: ${plural(s.spansSent, 'span')}${of} (${s.batchesSent}/${s.batches} batches)…`;
+        }),
+    });
+  }
+
+  /** Every batch of the ended feed sent (or the sending stopped); the summary. */
+  async finish(): Promise<SendSummary> {
+    this.start();
+    try {
+      return await this.running!;
+    } finally {
+      this.show.done();
+    }
+  }
+
+  /** No more batches sent; the ones in flight finish. The summary, if anything was being sent. */
+  async stop(): Promise<SendSummary | undefined> {
+    this.feed.stop();
+    return this.running;
   }
 }
 
@@ -153,7 +212,7 @@ function report(ctx: Context, input: ReadResult, summary: SendSummary | undefine
   }
   const batches = `${summary.batchesSent}/${summary.batches} batches`;
   io.out(
-    `Sent ${plural(summary.spansSent, 'span')} of ${summary.spans.toLocaleString('en-US')} (${batches}, ${seconds.toFixed(1)}s, ${rate(summary.spansSent, seconds)}): ${summary.accepted.toLocaleString('en-US')} accepted, ${summary.rejected.toLocaleString('en-US')} rejected`,
+    `Sent ${plural(summary.spansSent, 'span')} of ${thousands(summary.spans)} (${batches}, ${seconds.toFixed(1)}s, ${rate(summary.spansSent, seconds)}): ${thousands(summary.accepted)} accepted, ${thousands(summary.rejected)} rejected`,
   );
   if (summary.retried > 0) io.info(`${plural(summary.retried, 'batch', 'batches')} needed retries`);
 }

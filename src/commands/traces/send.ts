@@ -21,7 +21,7 @@ function define(traces: Parent) {
   const send = traces
     .command('send')
     .description(
-      'send the spans of an OTLP/JSON (one document or JSON Lines) or OTLP protobuf file, gzipped or not; all of it is checked before anything is sent',
+      'send the spans of an OTLP/JSON (one document or JSON Lines) or OTLP protobuf file, gzipped or not; all of it is checked before anything is sent, unless --stream',
     )
     .addArgument(valueKind('file', new Argument('<file>', 'the file, or - for stdin')))
     .addOption(
@@ -43,6 +43,10 @@ function define(traces: Parent) {
     )
     .option('--dry-run', 'check the input and count the batches; send nothing')
     .option(
+      '--stream',
+      'send a large JSON Lines input as it is read, not once all of it is checked: a problem found later stops the send, and the spans sent before it stay sent',
+    )
+    .option(
       '--workers <n>',
       'threads that read a large JSON Lines input (default: one per core, at most 4; 0: none)',
       wholeNumber('--workers', 0, 16),
@@ -52,6 +56,7 @@ function define(traces: Parent) {
     'aip traces send otel-export.jsonl.gz --project my-team/agents',
     'otelcol-export | aip traces send -',
     'aip traces send spans.pb --json | jq .rejected',
+    'aip traces send agent-runs.jsonl --stream',
   ]);
 }
 

@@ -54,7 +54,7 @@ export class PiecesReader {
   }
 
   /** The batches made since the last call, and the spans and documents read since. */
-  take(): { batches: PiecesBatch[]; spans: number; documents: number } {
+  take(): { batches: PiecesBatch[]; spans: number; documents: number; problemsSoFar: number } {
     // A piece holds whole lines, so its documents' resources and scopes are final by now: a batch
     // made before its resource came (a scanned line with the resource after the spans) is encoded
     // again with it, so that its spans go to the resource's project (see batches.ts).
@@ -66,7 +66,8 @@ export class PiecesReader {
     const { spans, documents } = this.reader;
     const counts = { spans: spans - this.reported.spans, documents: documents - this.reported.documents };
     this.reported = { spans, documents };
-    return { batches, ...counts };
+    // So that a reader sending as it reads (--stream) holds back these batches once there is a problem.
+    return { batches, ...counts, problemsSoFar: this.problems.count };
   }
 
   /** The last batch, after the last piece. */

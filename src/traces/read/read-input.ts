@@ -25,6 +25,7 @@ import {
 import { JsonSpanReader, NO_PROJECT } from './json-reader.js';
 import { OtlpJsonSplitter, type SplitterOptions } from './json-stream.js';
 import { readJsonLinesParallel, workerCount, workerScript } from './parallel.js';
+import { type ByteSource, fileBytes, streamBytes } from './piece-bytes.js';
 import { Problems } from './problems.js';
 import { ProtobufFramingError, protobufEvents } from './protobuf-stream.js';
 
@@ -44,6 +45,13 @@ export interface ReadOptions {
   signal?: AbortSignal;
   /** The line limit (AIP_MAX_LINE_BYTES): the most of one line, or one value, held at a time. */
   maxLineBytes?: number;
+  /** Where batches wait (the caller's, so that it can send them as they come); a new one if not given. */
+  spool?: Spool;
+  /**
+   * Told of each batch that is final as soon as it is spooled, while no problem has been found (--stream
+   * sends them then): the workers' batches, made of whole lines. The others are final only at the end.
+   */
+  onFinalBatch?: (batch: SpooledBatch) => void;
 }
 
 /** A batch ready to send: where it waits in the spool, and whether it is gzipped already. */
@@ -53,6 +61,8 @@ export interface SpooledBatch {
   gzipped: boolean;
   /** For batches encoded on this thread, the contexts they were encoded with (see batches.ts). */
   encoded?: EncodedBatch;
+  /** Final as soon as it was made (given to onFinalBatch then). */
+  final?: boolean;
 }
 
 export interface ReadResult {
@@ -151,7 +161,11 @@ export async function readSpans(source: Source, options: ReadOptions): Promise<R
   const format = options.format ?? (looksLikeJson(peeked.head) ? 'json' : 'protobuf');
 
   const route: Router = (context) => withRouting(context.resource, options.project);
-  const spool = new Spool();
+  const spool = options.spool ?? new Spool();
+  // A spool the caller gave is the caller's to close: it may be sending from it still (--stream).
+  const closeOwn = () => {
+    if (!options.spool) spool.close();
+  };
   const batches: SpooledBatch[] = [];
   let problems = new Problems();
   const builder = new BatchBuilder(options.limits, route, (batch) => {
@@ -168,21 +182,27 @@ export async function readSpans(source: Source, options: ReadOptions): Promise<R
   const script = workerScript();
   const workers = Math.max(0, options.workers ?? workerCount());
   const input = interruptible(peeked.rest, options.signal);
+  let bytes: ByteSource | undefined;
 
   try {
     if (format === 'json' && startsWithWholeLine(peeked.head)) {
       // JSON Lines: on worker threads if it is large enough to pay for starting them.
       const parallel = !peeked.ended && script !== undefined && workers > 1;
       counts.workers = parallel ? workers : 0;
-      const read = await readJsonLinesParallel(input, {
+      // A file is read straight into the pieces' buffers; anything else is copied into them.
+      const file = gzipped ? undefined : source.file;
+      bytes = (file && fileBytes(file.path, file.stat, peeked.head, options.signal)) || streamBytes(input);
+      const read = await readJsonLinesParallel(bytes, {
         script: parallel ? script : undefined,
         workers: parallel ? workers : 0,
         limits: options.limits,
         project: options.project,
         maxLineBytes: options.maxLineBytes,
-        onBatch: (batch) => {
-          if (problems.count === 0)
-            batches.push({ slot: spool.put(batch.bytes), spans: batch.spans, gzipped: true });
+        onBatch: (batch, problemFound) => {
+          if (problems.count > 0 || problemFound) return;
+          const spooled = { slot: spool.put(batch.bytes), spans: batch.spans, gzipped: true, final: true };
+          batches.push(spooled);
+          options.onFinalBatch?.(spooled);
         },
         onProgress: options.onProgress,
       });
@@ -210,12 +230,16 @@ export async function readSpans(source: Source, options: ReadOptions): Promise<R
     }
     builder.flush();
     if (problems.count > 0) {
-      spool.close();
+      closeOwn();
       batches.length = 0;
     } else if (counts.spans === 0) problems.add(0, undefined, 'no spans in the input');
   } catch (error) {
-    spool.close();
+    closeOwn();
     throw error;
+  } finally {
+    bytes?.close();
+    // A file's stream was read only as far as the peek, if the file was read at positions after it.
+    if (source.file) (source.stream as { destroy?: () => void }).destroy?.();
   }
   return {
     name: source.name,
