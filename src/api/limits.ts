@@ -9,6 +9,7 @@
 
 import { constants } from 'node:buffer';
 import { CliError, UsageError } from '../errors/errors.js';
+import { thousands } from '../output/plural.js';
 import type { Env } from '../settings/global-options.js';
 
 /**
@@ -218,7 +219,7 @@ export function headersTooLarge(where: string, limit: number): LimitError {
 
 export function tooManyPages(pages: number, cursor: string | undefined): LimitError {
   return new LimitError(
-    `the server still said there are more items after ${pages.toLocaleString('en-US')} pages (the limit of --all; last cursor ${cursor ?? 'none'})`,
+    `the server still said there are more items after ${thousands(pages)} pages (the limit of --all; last cursor ${cursor ?? 'none'})`,
     { hint: `raise it with AIP_MAX_PAGES=${Math.min(MAX_PAGES_SETTING, pages * 2)}` },
   );
 }

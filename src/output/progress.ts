@@ -4,8 +4,12 @@
 import type { IO } from './io.js';
 
 export interface Progress {
-  /** Replaces the status line (terminal only). */
-  status(text: string): void;
+  /**
+   * Replaces the status line (terminal only). Text given as a function is made only when it is shown,
+   * at most every REDRAW_MS: a reader that reports after every piece of its input pays nothing for it
+   * where there is no terminal, and little where there is.
+   */
+  status(text: string | (() => string)): void;
   /** A line that stays: above the status line on a terminal, a plain line elsewhere. */
   line(text: string): void;
   /** Clears the status line. */
@@ -13,16 +17,25 @@ export interface Progress {
 }
 
 const CLEAR = '\r\u001b[2K';
+/** A status line redrawn more often than this is a blur: what comes in between is let go. */
+const REDRAW_MS = 50;
 
 export function progress(io: IO): Progress {
   if (!io.spinnersEnabled) {
     return { status() {}, line: (text) => io.info(text), done() {} };
   }
   let current = '';
+  let drawn = Number.NEGATIVE_INFINITY;
   // The redraw is aip's own: written as it is, where the text's own controls would be shown.
   const clear = io.control(CLEAR);
   return {
     status(text) {
+      if (typeof text === 'function') {
+        const now = performance.now();
+        if (now - drawn < REDRAW_MS) return;
+        drawn = now;
+        text = text();
+      }
       current = fitLine(text, io.stderrColumns);
       io.errWrite(`${clear}${current}`);
     },

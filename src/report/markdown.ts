@@ -11,6 +11,7 @@
 import { lineChart } from '../ci/chart.js';
 import { markdownCodeBlock, markdownTable, markdownText } from '../ci/markdown.js';
 import { sparkline } from '../output/plot.js';
+import { thousands } from '../output/plural.js';
 import {
   type ReportCell,
   type ReportData,
@@ -130,7 +131,7 @@ function samplesPart(samples: readonly ReportTaskSamples[], budget: number): str
   }
   if (kept === samples.length) return text;
   if (kept === 0) text = head;
-  return `${text}\n_The samples of ${samples.length - kept} of ${samples.length} tasks are left out: GitHub's comment limit is ${GITHUB_COMMENT_LIMIT.toLocaleString('en-US')} characters (the HTML report has them all)._\n`;
+  return `${text}\n_The samples of ${samples.length - kept} of ${samples.length} tasks are left out: GitHub's comment limit is ${thousands(GITHUB_COMMENT_LIMIT)} characters (the HTML report has them all)._\n`;
 }
 
 /** The report as Markdown, at most `limit` characters (GitHub's comment limit by default). */

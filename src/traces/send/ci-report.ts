@@ -6,11 +6,12 @@
 import type { GitHubActions } from '../../ci/github.js';
 import { markdownTable } from '../../ci/markdown.js';
 import { markdownCell } from '../../ci/summary-table.js';
+import { thousands } from '../../output/plural.js';
 import type { ReadResult } from '../read/read-input.js';
 import type { SendSummary } from './send.js';
 
 const MESSAGES_SHOWN = 10;
-const count = (n: number) => n.toLocaleString('en-US');
+const count = thousands;
 const batches = (n: number) => `${count(n)} batch${n === 1 ? '' : 'es'}`;
 
 function heading(summary: SendSummary): string {
