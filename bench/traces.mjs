@@ -65,23 +65,23 @@ export function measureTraces({
   };
 
   /** One send: wall seconds (process start to exit) and peak memory. */
-  const send = async (path) => {
+  const send = async (path, flags = []) => {
     await reset();
     const started = performance.now();
-    const r = check(aip(['traces', 'send', path, '--json'], sendEnv), 'traces send');
+    const r = check(aip(['traces', 'send', path, '--json', ...flags], sendEnv), 'traces send');
     const seconds = (performance.now() - started) / 1000;
     const summary = JSON.parse(r.stdout);
-    if (summary.accepted !== summary.spans)
+    if (summary.accepted !== summary.spans && !summary.dry_run)
       throw new Error(`only ${summary.accepted} of ${summary.spans} accepted`);
     const usage = JSON.parse(readFileSync(rssFile, 'utf8'));
     return { seconds, rss: usage.rss, cpuUs: usage.cpu_us, spans: summary.spans, workers: summary.workers };
   };
-  const exporter = async () => {
+  const exporter = async (path = file) => {
     await reset();
     const r = check(
       spawnSync(
         node,
-        [join(root, 'bench', 'otel-exporter.mjs'), file, `${origin}/trace`, key, 'bench/traces'],
+        [join(root, 'bench', 'otel-exporter.mjs'), path, `${origin}/trace`, key, 'bench/traces'],
         {
           env,
           encoding: 'utf8',
@@ -108,6 +108,7 @@ export function measureTraces({
       rmSync(path, { force: true });
       return run;
     };
+    const agent = await agentSpans({ aip, send, exporter, dir, spans, runs });
     const largeRun = await once(largeSpans);
     const hugeRun = await once(hugeSpans);
     const result = {
@@ -130,9 +131,62 @@ export function measureTraces({
       hugeFileMb: hugeRun.fileMb,
       hugeRssMb: hugeRun.rss / 1024 / 1024,
       hugeSeconds: hugeRun.seconds,
+      agent,
     };
     rmSync(file, { force: true });
     await reset();
     return result;
   })();
+}
+
+/**
+ * Spans shaped like a GenAI agent's (`traces generate --shape agent`, ~1.3 KB a span): aip's CPU a
+ * span against the exporter's export phase on the same spans; and end to end, the time of reading
+ * alone (--dry-run), of reading then sending (the default: nothing is sent before all is checked), and
+ * of --stream, which sends as it reads and so should take about the slower of its two halves.
+ */
+async function agentSpans({ aip, send, exporter, dir, spans, runs }) {
+  const file = join(dir, 'agent-spans.jsonl');
+  check(
+    aip([
+      'traces',
+      'generate',
+      '--spans',
+      String(spans),
+      '--shape',
+      'agent',
+      '--routing',
+      'bench/traces',
+      '-o',
+      file,
+    ]),
+    'traces generate --shape agent',
+  );
+  const dry = [];
+  const whole = [];
+  const stream = [];
+  const exporterRuns = [];
+  for (let i = 0; i < runs; i++) {
+    dry.push(await send(file, ['--dry-run']));
+    whole.push(await send(file));
+    stream.push(await send(file, ['--stream']));
+    exporterRuns.push(await exporter(file));
+  }
+  const bytesPerSpan = statSync(file).size / spans;
+  rmSync(file, { force: true });
+  const readSeconds = median(dry.map((r) => r.seconds));
+  const wholeSeconds = median(whole.map((r) => r.seconds));
+  return {
+    spans,
+    bytesPerSpan: Math.round(bytesPerSpan),
+    cpuUsPerSpan: median(whole.map((r) => r.cpuUs / r.spans)),
+    streamCpuUsPerSpan: median(stream.map((r) => r.cpuUs / r.spans)),
+    exporterCpuUsPerSpan: median(exporterRuns.map((r) => r.export_cpu_us / r.spans)),
+    readSeconds,
+    wholeSeconds,
+    // Sending alone: what reading then sending took beyond the reading.
+    uploadSeconds: Math.max(0, wholeSeconds - readSeconds),
+    streamSeconds: median(stream.map((r) => r.seconds)),
+    rssMb: Math.max(...whole.map((r) => r.rss), ...stream.map((r) => r.rss)) / 1024 / 1024,
+  };
 }
