@@ -10,7 +10,9 @@
 // handed to the emulator as a binding module through AIP_EMULATOR_SQLITE. Where it cannot be
 // installed, it is left out with a note.
 //
-//   node bench/emulator.mjs [--jobs N] [--runs N] [--bin bin/aip.js]    this part alone (npm run build first)
+//   node bench/emulator.mjs [--jobs N] [--runs N] [--no-better-sqlite3] [--bin bin/aip.js]
+//                                                     this part alone (npm run build first), with the
+//                                                     issue's rows (emulatorRows) and paging at depth
 
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -262,6 +264,89 @@ export async function measureEmulator(
   }
 }
 
+/**
+ * Paging at depth: the median time of a page of 100 checkpoints after the 45,000th of `checkpoints`,
+ * against the first page, of an --ephemeral emulator (the cursor found by index: any page as fast as
+ * the first), and the same of events is not measured (a job has at most 10,002: the same code).
+ */
+export async function measurePaging(options, { checkpoints = 100_000, depth = 45_000, samples = 41 } = {}) {
+  const emu = await startForeground(options, ['--ephemeral']);
+  try {
+    const { id } = await newModel(emu.origin, 'paging');
+    await post(emu.origin, `/_emulator/models/${id}/checkpoints`, { count: checkpoints });
+    const base = `${emu.origin}/training/v1/preview/models/${id}/checkpoints?limit=100`;
+    const get = async (after) => {
+      const res = await fetch(after ? `${base}&after=${after}` : base, {
+        headers: { authorization: `Bearer ${KEY}` },
+      });
+      if (res.status !== 200) throw new Error(`GET checkpoints: HTTP ${res.status}`);
+      return res.json();
+    };
+    // The cursor at depth: paged to, as a client gets there.
+    let cursor = '';
+    for (let seen = 0; seen < depth; seen += 100) cursor = (await get(cursor)).last_id;
+    const first = [];
+    const deep = [];
+    for (let i = 0; i < samples; i++) {
+      for (const [list, after] of [
+        [first, undefined],
+        [deep, cursor],
+      ]) {
+        const started = performance.now();
+        await get(after);
+        list.push(performance.now() - started);
+      }
+    }
+    return { checkpoints, depth, firstMs: median(first), deepMs: median(deep) };
+  } finally {
+    await emu.stop();
+  }
+}
+
+/**
+ * The issue's targets as rows for bench/run.mjs ({case, env, ms, baseline, baselineMs, target, maxMs?}):
+ * from measureEmulator's result (durable creates ≥ 0.67× --ephemeral's rate: time a create ≤ 1.5×;
+ * start-up with its jobs against an empty start, and ≤ 2 s once they are 100,000), and from
+ * measurePaging's (a page at depth as fast as the first: ≤ 1.2×).
+ */
+export function emulatorRows(result, paging) {
+  const rows = [];
+  const n = (value) => value.toLocaleString('en-US');
+  for (const binding of result?.bindings.filter((b) => b.aips) ?? []) {
+    rows.push({
+      case: 'aip emulator start-up',
+      env: `${n(result.jobs)} jobs in its state, ${binding.name}`,
+      ms: binding.startFullMs,
+      baseline: 'an empty state directory',
+      baselineMs: binding.startEmptyMs,
+      target: 5.0,
+      ...(result.jobs >= 100_000 ? { maxMs: 2000 } : {}),
+    });
+    for (const [what, rate, ephemeralRate] of [
+      ['model', binding.modelCreatesPerSecond, result.ephemeral.modelCreatesPerSecond],
+      ['job', binding.jobCreatesPerSecond, result.ephemeral.jobCreatesPerSecond],
+    ])
+      rows.push({
+        case: `emulator: 1,000 ${what} creates`,
+        env: `durable, ${binding.name}`,
+        ms: 1_000_000 / rate,
+        baseline: '--ephemeral',
+        baselineMs: 1_000_000 / ephemeralRate,
+        target: 1.5,
+      });
+  }
+  if (paging)
+    rows.push({
+      case: `emulator: a page of checkpoints at depth ${n(paging.depth)}`,
+      env: `${n(paging.checkpoints)} checkpoints, limit 100, --ephemeral`,
+      ms: paging.deepMs,
+      baseline: 'the first page',
+      baselineMs: paging.firstMs,
+      target: 1.2,
+    });
+  return rows;
+}
+
 /** The results as lines of text, one per binding, then --ephemeral's and the notes. */
 export function describeEmulator(result) {
   const n = (value) => Math.round(value).toLocaleString('en-US');
@@ -286,11 +371,22 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   delete env.NODE_EXTRA_CA_CERTS;
   try {
     const started = performance.now();
-    const result = await measureEmulator(
-      { node: process.execPath, bin, env, dir: scratch },
-      { jobs: option('--jobs', 10_000), runs: option('--runs', 5) },
-    );
+    const options = { node: process.execPath, bin, env, dir: scratch };
+    const result = await measureEmulator(options, {
+      jobs: option('--jobs', 10_000),
+      runs: option('--runs', 5),
+      withBetterSqlite3: !args.includes('--no-better-sqlite3'),
+    });
     for (const line of describeEmulator(result)) console.log(line);
+    const paging = await measurePaging(options);
+    for (const row of emulatorRows(result, paging)) {
+      const ratio = row.baselineMs ? row.ms / row.baselineMs : undefined;
+      const met =
+        (ratio === undefined || ratio <= row.target) && (row.maxMs === undefined || row.ms <= row.maxMs);
+      console.log(
+        `${row.case} (${row.env}): ${row.ms.toFixed(1)} ms against ${row.baseline} ${row.baselineMs.toFixed(1)} ms = ${ratio?.toFixed(2)}x (target ≤ ${row.target}x${row.maxMs ? `, ≤ ${row.maxMs} ms` : ''}): ${met ? 'met' : 'missed'}`,
+      );
+    }
     console.log(`node ${process.version}; ${((performance.now() - started) / 1000).toFixed(0)} s`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });

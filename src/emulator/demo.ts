@@ -15,11 +15,11 @@ import {
   traceFor,
 } from '../traces/make/span.js';
 import { encodeRequest, type PbSpan } from '../traces/otlp/otlp.js';
-import { scanRequest } from '../traces/otlp/wire.js';
 import { routeParts } from './routes/traces.js';
 import type { EmulatorState } from './state.js';
 import type { EmulatedJob } from './store/jobs.js';
 import type { EmulatedModel } from './store/models.js';
+import { scanTraceRequest } from './store/otlp-scan.js';
 
 export const DEMO_PROJECT = 'demo';
 export const DEMO_MODEL = 'demo-agent';
@@ -86,7 +86,7 @@ function conversationSpans(now: bigint): PbSpan[] {
 
 /** Seeds the demo into an empty state; a state that holds anything is left as it is. */
 export function seedDemo(state: EmulatorState, now = Date.now()): boolean {
-  if (state.models.models.size > 0 || state.jobs.jobs.size > 0) return false;
+  if (state.models.models.size > 0 || state.jobs.size > 0) return false;
   const model = state.models.create({
     entity: EMULATOR_DEFAULT_TEAM,
     project: DEMO_PROJECT,
@@ -106,7 +106,7 @@ export function seedDemo(state: EmulatorState, now = Date.now()): boolean {
     stringAttr('wandb.project', DEMO_PROJECT),
   ];
   const bytes = encodeRequest(spansRequest(resource, conversationSpans(BigInt(now) * 1_000_000n), 'demo'));
-  state.spans.add('demo', bytes, routeParts(scanRequest(bytes), undefined).parts);
+  state.spans.add('demo', bytes, routeParts(scanTraceRequest(bytes), undefined).parts);
   return job.status === 'succeeded';
 }
 
@@ -114,5 +114,5 @@ export function seedDemo(state: EmulatorState, now = Date.now()): boolean {
 export function demoSeeds(state: EmulatorState): { model: EmulatedModel; jobs: EmulatedJob[] } | undefined {
   const model = state.models.findByName(EMULATOR_DEFAULT_TEAM, DEMO_PROJECT, DEMO_MODEL);
   if (!model) return undefined;
-  return { model, jobs: [...state.jobs.jobs.values()].filter((job) => job.model_id === model.id) };
+  return { model, jobs: state.jobs.all().filter((job) => job.model_id === model.id) };
 }

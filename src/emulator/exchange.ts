@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Params } from './router.js';
 import type { EmulatorState } from './state.js';
+import { joined, type ReceivedBody } from './steps/read-body.js';
 
 export type Api = 'training' | 'inference' | 'trace' | 'control';
 
@@ -65,7 +66,7 @@ interface ExchangeParts {
   method: string;
   path: string;
   query: URLSearchParams;
-  body: Buffer;
+  received: ReceivedBody;
   requestId: string;
   state: EmulatorState;
 }
@@ -77,7 +78,9 @@ export class Exchange implements ExchangeParts {
   readonly method: string;
   readonly path: string;
   readonly query: URLSearchParams;
-  readonly body: Buffer;
+  /** The body as read, in pieces; `body` joins them the first time it is asked for. */
+  readonly received: ReceivedBody;
+  private joinedBody: Buffer | undefined;
   readonly requestId: string;
   readonly state: EmulatorState;
   params: Params = {};
@@ -92,9 +95,15 @@ export class Exchange implements ExchangeParts {
     this.method = parts.method;
     this.path = parts.path;
     this.query = parts.query;
-    this.body = parts.body;
+    this.received = parts.received;
     this.requestId = parts.requestId;
     this.state = parts.state;
+  }
+
+  /** The body, whole. */
+  get body(): Buffer {
+    this.joinedBody ??= joined(this.received);
+    return this.joinedBody;
   }
 
   get answered(): boolean {

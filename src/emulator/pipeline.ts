@@ -25,7 +25,7 @@ import { authenticate } from './steps/authenticate.js';
 import { controlTakesJson } from './steps/control-json.js';
 import { dispatch } from './steps/dispatch.js';
 import { injectFault } from './steps/fault.js';
-import { readBody } from './steps/read-body.js';
+import { type ReceivedBody, readBody } from './steps/read-body.js';
 import { record } from './steps/record.js';
 import { refuseForeign } from './steps/refuse-foreign.js';
 import type { Arrival, EmulatorParts, InFlight, Step } from './steps/types.js';
@@ -58,7 +58,7 @@ function arrive(req: IncomingMessage, res: ServerResponse, requestId: string): A
 }
 
 /** The request read: its Exchange, jobs brought up to now, its route looked up (not yet followed). */
-function begin(a: Arrival, body: Buffer, emulator: EmulatorParts): InFlight {
+function begin(a: Arrival, body: ReceivedBody, emulator: EmulatorParts): InFlight {
   const { req, res, method, path, query, requestId } = a;
   const x = new Exchange({
     req,
@@ -67,7 +67,7 @@ function begin(a: Arrival, body: Buffer, emulator: EmulatorParts): InFlight {
     method,
     path,
     query,
-    body,
+    received: body,
     requestId,
     state: emulator.state,
   });

@@ -33,7 +33,7 @@ const MAX_STORED_BYTES = 64 * 1024 * 1024;
  * A write of the record that a full disk refuses is let go (the record is kept in memory only): the
  * request it records is served all the same, a read in particular (the write's own error says why).
  */
-function keptIfSpace(write: () => void): void {
+export function keptIfSpace(write: () => void): void {
   try {
     write();
   } catch (error) {
@@ -41,10 +41,14 @@ function keptIfSpace(write: () => void): void {
   }
 }
 
-export function describeBody(body: Buffer, contentType: string | undefined): unknown {
-  if (body.length === 0) return null;
-  if (body.length > MAX_STORED_BODY) return { bytes: body.length };
+/** `read`: the body whole, asked for only when its content is recorded (not for a large binary one). */
+export function describeBody(length: number, contentType: string | undefined, read: () => Buffer): unknown {
+  if (length === 0) return null;
+  if (length > MAX_STORED_BODY) return { bytes: length };
   const type = contentType ?? '';
+  // Binary bodies (trace batches) by size only beyond a few KB: their content is in the span store.
+  if (!/json/i.test(type) && !/^text\//i.test(type) && length > MAX_BINARY_BODY) return { bytes: length };
+  const body = read();
   if (/json/i.test(type)) {
     try {
       return JSON.parse(body.toString('utf8'));
@@ -53,13 +57,23 @@ export function describeBody(body: Buffer, contentType: string | undefined): unk
     }
   }
   if (/^text\//i.test(type)) return body.toString('utf8');
-  // Binary bodies (trace batches) by size only beyond a few KB: their content is in the span store.
-  if (body.length > MAX_BINARY_BODY) return { bytes: body.length };
   return { bytes: body.length, base64: body.toString('base64') };
 }
 
+/** One record kept: its number and size always, the record itself once read (see RequestLog). */
+interface Kept {
+  seq: number;
+  bytes: number;
+  record?: RequestRecord;
+}
+
 export class RequestLog {
-  private records: Array<{ record: RequestRecord; bytes: number }> = [];
+  /**
+   * The records, oldest first. Those of an earlier run are read at start-up as their number and size
+   * only (what the bounds need; SQLite reads them out of the JSON), and whole when the record is first
+   * listed: 10,000 of them parsed were a quarter of a second of every start.
+   */
+  private records: Kept[] = [];
   private storedBytes = 0;
   private nextSeq = 1;
   /** Records dropped to stay within bounds since the last clear. */
@@ -70,30 +84,42 @@ export class RequestLog {
     private readonly capacity = 10_000,
     private readonly persist: Persistence = noPersistence,
   ) {
-    for (const { value } of persist.list<{ record: RequestRecord; bytes: number }>('request')) {
-      this.records.push(value);
-      this.storedBytes += value.bytes;
+    for (const { id, value } of persist.listField<number>('request', '$.bytes')) {
+      this.records.push({ seq: Number(id), bytes: value });
+      this.storedBytes += value;
     }
-    const meta = persist
-      .list<{ next: number; counts: Record<string, number> }>('meta')
-      .find((d) => d.id === 'requests');
-    this.nextSeq = meta?.value.next ?? (this.records.at(-1)?.record.seq ?? 0) + 1;
+    const meta = persist.get<{ next: number; counts: Record<string, number> }>('meta', 'requests');
+    this.nextSeq = meta?.value.next ?? (this.records.at(-1)?.seq ?? 0) + 1;
     for (const [route, n] of Object.entries(meta?.value.counts ?? {})) this.counts.set(route, n);
+  }
+
+  /** Every record kept, read whole from the state directory where only its number and size were. */
+  private all(): RequestRecord[] {
+    if (this.records.some((kept) => !kept.record)) {
+      const stored = new Map<number, RequestRecord>();
+      for (const { id, value } of this.persist.list<{ record: RequestRecord }>('request'))
+        stored.set(Number(id), value.record);
+      for (const kept of this.records) kept.record ??= stored.get(kept.seq);
+      // A record that could not be read (its write refused by a full disk) is not listed.
+      this.records = this.records.filter((kept) => kept.record);
+    }
+    return this.records.map((kept) => kept.record!);
   }
 
   /** `bytes`: the size of the request body, which is what the record mostly costs. */
   add(record: Omit<RequestRecord, 'seq'>, bytes: number): RequestRecord {
     const full = { seq: this.nextSeq++, ...record };
-    this.records.push({ record: full, bytes });
+    this.records.push({ seq: full.seq, record: full, bytes });
     this.storedBytes += bytes;
-    keptIfSpace(() => this.persist.put('request', seqId(full.seq), { record: full, bytes }));
+    // Held, not committed on its own: written with the request's own change, or before its answer.
+    this.persist.putLater('request', seqId(full.seq), { record: full, bytes });
     while (
       this.records.length > this.capacity ||
       (this.storedBytes > MAX_STORED_BYTES && this.records.length > 1)
     ) {
       const old = this.records.shift()!;
       this.storedBytes -= old.bytes;
-      keptIfSpace(() => this.persist.remove('request', seqId(old.record.seq)));
+      this.persist.removeLater('request', seqId(old.seq));
       this.dropped++;
     }
     return full;
@@ -104,22 +130,20 @@ export class RequestLog {
     this.counts.set(record.route, (this.counts.get(record.route) ?? 0) + 1);
     // The record just answered is among the last few: looked for from the end.
     const kept = this.records.findLast((r) => r.record === record);
-    keptIfSpace(() =>
-      this.persist.batch(() => {
-        if (kept) this.persist.put('request', seqId(record.seq), kept);
-        this.persist.put('meta', 'requests', { next: this.nextSeq, counts: Object.fromEntries(this.counts) });
-      }),
-    );
+    // After the answer: written with the next change or answer, or once this turn is over.
+    if (kept) this.persist.putLater('request', seqId(record.seq), { record, bytes: kept.bytes });
+    this.persist.putLater('meta', 'requests', {
+      next: this.nextSeq,
+      counts: Object.fromEntries(this.counts),
+    });
   }
 
   list(filter: { method?: string; path?: string } = {}): RequestRecord[] {
-    return this.records
-      .map((r) => r.record)
-      .filter(
-        (r) =>
-          (!filter.method || r.method === filter.method.toUpperCase()) &&
-          (!filter.path || r.path === filter.path),
-      );
+    return this.all().filter(
+      (r) =>
+        (!filter.method || r.method === filter.method.toUpperCase()) &&
+        (!filter.path || r.path === filter.path),
+    );
   }
 
   routeCounts(): Record<string, number> {

@@ -27,11 +27,37 @@ export interface Persistence {
   /** Told of every write refused for want of space (the emulator logs the first). */
   onFull?: (error: StorageFullError) => void;
   put(kind: DocKind, id: string, value: unknown, bytes?: Uint8Array): void;
+  /**
+   * A write no answer waits for (the request record): kept in order with the others, and written
+   * with the next transaction that writes anything, before the next answer is sent (flush), or at the
+   * latest 10 ms later (later-writes.ts). A full disk drops it (the record is then kept in memory
+   * only, as a write of it refused would be).
+   */
+  putLater(kind: DocKind, id: string, value: unknown): void;
+  removeLater(kind: DocKind, id: string): void;
+  /** Writes what putLater/removeLater hold now (before an answer is sent). */
+  flush(): void;
   remove(kind: DocKind, id: string): void;
   /** Removes every document of `kind` whose id starts with `prefix` ("" for all of them). */
   removePrefix(kind: DocKind, prefix: string): void;
   /** The documents of `kind`, ordered by id. */
   list<T>(kind: DocKind): StoredDoc<T>[];
+  /** One document, or undefined. */
+  get<T>(kind: DocKind, id: string): StoredDoc<T> | undefined;
+  /** The documents of `kind` whose id starts with `prefix`, ordered by id. */
+  listPrefix<T>(kind: DocKind, prefix: string): StoredDoc<T>[];
+  /**
+   * The jobs not yet ended (status queued or running), found through an index SQLite keeps of them:
+   * what start-up reads of 100,000 jobs is only the few still running.
+   */
+  listActiveJobs<T>(): StoredDoc<T>[];
+  /**
+   * One field of each document of `kind` (a JSON path, `$.bytes`), read by SQLite without the rest
+   * of the document being parsed or handed over; ordered by id.
+   */
+  listField<T>(kind: DocKind, path: string): Array<{ id: string; value: T }>;
+  /** How many documents of `kind` there are. */
+  count(kind: DocKind): number;
   /** Runs `work` as one transaction: all its changes are kept, or none. */
   batch<T>(work: () => T): T;
   /** Counts of each kind, for `aip emulator status`. */
@@ -62,9 +88,17 @@ export const noPersistence: Persistence = {
   dir: undefined,
   driver: undefined,
   put() {},
+  putLater() {},
+  removeLater() {},
+  flush() {},
   remove() {},
   removePrefix() {},
   list: () => [],
+  get: () => undefined,
+  listPrefix: () => [],
+  listActiveJobs: () => [],
+  listField: () => [],
+  count: () => 0,
   batch: (work) => work(),
   counts: () => ({}),
   close() {},

@@ -37,6 +37,8 @@ export interface SqliteDriver extends SqliteConnection {
    * thrown again, if it throws). A transaction inside another joins it.
    */
   transaction<T>(work: () => T): T;
+  /** Called right after a transaction's BEGIN is sent (its first write): what is to go with it. */
+  onBegin?: () => void;
 }
 
 export interface SqliteBinding {
@@ -71,8 +73,9 @@ export function withTransactions(connection: SqliteConnection): SqliteDriver {
     if (!inside || begun) return;
     connection.exec('BEGIN');
     begun = true;
+    driver.onBegin?.();
   };
-  return {
+  const driver: SqliteDriver = {
     exec(sql) {
       beforeWrite();
       connection.exec(sql);
@@ -109,4 +112,5 @@ export function withTransactions(connection: SqliteConnection): SqliteDriver {
     },
     close: () => connection.close(),
   };
+  return driver;
 }

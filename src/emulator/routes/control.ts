@@ -249,7 +249,7 @@ function registerStateRoutes(router: EmulatorRouter, faults: FaultStore, log: Re
           checkpoints: store.checkpointsOf(m.id).length,
         })),
         logs: store.logs.length,
-        jobs: [...x.state.jobs.jobs.values()].map((j) => ({
+        jobs: x.state.jobs.all().map((j) => ({
           ...jobResponse(j),
           events: j.events.length,
           steps: j.steps,

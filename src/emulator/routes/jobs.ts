@@ -51,7 +51,7 @@ function create(
 }
 
 function jobOf(x: Exchange): EmulatedJob | undefined {
-  const job = x.state.jobs.jobs.get(x.params.training_job_id!);
+  const job = x.state.jobs.get(x.params.training_job_id!);
   if (!job) x.error(404, `Training job ${x.params.training_job_id} not found`);
   return job;
 }

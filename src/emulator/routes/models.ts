@@ -92,9 +92,8 @@ export function registerModelRoutes(router: EmulatorRouter): void {
       if (query.answer()) return;
       const model = modelOf(x);
       if (!model) return;
-      const sorted = [...x.state.models.checkpointsOf(model.id)];
-      if (order === 'desc') sorted.reverse();
-      const page = pageAfter(x, sorted, cursor, { item: 'checkpoint', owner: 'model' });
+      const checkpoints = x.state.models.checkpointsOf(model.id);
+      const page = pageAfter(x, checkpoints, cursor, { item: 'checkpoint', owner: 'model' }, order);
       if (page) x.send(200, page);
     },
   });

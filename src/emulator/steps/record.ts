@@ -3,7 +3,7 @@
 // a 404, the handler. The control routes are the tests' own way in, never recorded.
 
 import { redactHeader } from '../../output/secrets.js';
-import { describeBody } from '../recorder.js';
+import { describeBody, keptIfSpace } from '../recorder.js';
 import type { EmulatorParts, InFlight, Outcome } from './types.js';
 
 export function record(c: InFlight, emulator: EmulatorParts): Outcome {
@@ -23,15 +23,22 @@ export function record(c: InFlight, emulator: EmulatorParts): Outcome {
           redactHeader(k, Array.isArray(v) ? v.join(', ') : (v ?? '')),
         ]),
       ),
-      body: describeBody(c.x.body, req.headers['content-type']),
+      body: describeBody(c.x.received.length, req.headers['content-type'], () => c.x.body),
       route: `${method} ${match.kind === 'found' ? match.route.pattern : path}`,
       status: null,
       fault: null,
       duration_ms: null,
     },
-    c.x.body.length,
+    c.x.received.length,
   );
   c.record = rec;
+  // The record is held rather than committed on its own (recorder.ts): written with the request's
+  // change, and at the latest as its answer starts, whichever step answers and however (a stream too).
+  const writeHead = res.writeHead;
+  res.writeHead = ((...args: Parameters<typeof res.writeHead>) => {
+    keptIfSpace(() => emulator.state.persistence.flush());
+    return writeHead.apply(res, args);
+  }) as typeof res.writeHead;
   res.once('close', () => {
     rec.status = res.headersSent ? res.statusCode : null;
     rec.duration_ms = Math.round((performance.now() - c.started) * 100) / 100;

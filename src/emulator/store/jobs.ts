@@ -73,7 +73,14 @@ function uuidFrom(random: () => number): string {
 type StoredJob = Omit<EmulatedJob, 'events'>;
 
 export class JobStore {
-  readonly jobs = new Map<string, EmulatedJob>();
+  /**
+   * Jobs read so far: every job not yet ended (read at start-up), those created since, and those asked
+   * for since; a finished job stays on disk until someone asks for it, so that start-up reads only the
+   * few still running of 100,000 jobs, not all of them with their events.
+   */
+  private readonly loaded = new Map<string, EmulatedJob>();
+  /** Jobs there are, read or not: counted by SQLite the first time it is asked. */
+  private total: number | undefined;
   /** Plans for the next jobs, used up in order. */
   plans: Array<JobPlan & { remaining: number }> = [];
   /** Jobs not yet ended: the only ones `advance` has to look at. */
@@ -88,18 +95,56 @@ export class JobStore {
     public stepMs: number,
     private readonly persist: Persistence = noPersistence,
   ) {
-    const events = new Map<string, EmulatedEvent[]>();
-    for (const { id, value } of persist.list<EmulatedEvent>('event')) {
-      const jobId = id.slice(0, id.lastIndexOf('/'));
-      events.set(jobId, [...(events.get(jobId) ?? []), value]);
+    // Only the jobs still to run (an index of SQLite's: sqlite.ts); the others are read when asked for.
+    for (const doc of persist.listActiveJobs<StoredJob>()) this.active.add(this.withEvents(doc.value));
+    this.created = persist.get<{ created: number }>('meta', 'jobs')?.value.created ?? 0;
+  }
+
+  /** A stored job with its events, kept as read. */
+  private withEvents(stored: StoredJob): EmulatedJob {
+    const events = this.persist.listPrefix<EmulatedEvent>('event', `${stored.id}/`).map((doc) => doc.value);
+    const job: EmulatedJob = { ...stored, events };
+    this.loaded.set(job.id, job);
+    return job;
+  }
+
+  /** The job with this id, read from the state directory the first time it is asked for. */
+  get(id: string): EmulatedJob | undefined {
+    const job = this.loaded.get(id);
+    if (job || !this.persist.durable) return job;
+    const stored = this.persist.get<StoredJob>('job', id);
+    return stored ? this.withEvents(stored.value) : undefined;
+  }
+
+  /** How many jobs there are. */
+  get size(): number {
+    this.total ??= this.persist.durable ? this.persist.count('job') : this.loaded.size;
+    return this.total;
+  }
+
+  /** Every job (all read, for the control routes and the demo). */
+  all(): EmulatedJob[] {
+    if (this.loaded.size < this.size) {
+      const events = new Map<string, EmulatedEvent[]>();
+      for (const { id, value } of this.persist.list<EmulatedEvent>('event')) {
+        const jobId = id.slice(0, id.lastIndexOf('/'));
+        const list = events.get(jobId);
+        if (list) list.push(value);
+        else events.set(jobId, [value]);
+      }
+      for (const { value } of this.persist.list<StoredJob>('job'))
+        if (!this.loaded.has(value.id))
+          this.loaded.set(value.id, { ...value, events: events.get(value.id) ?? [] });
     }
-    for (const { value } of persist.list<StoredJob>('job')) {
-      const job: EmulatedJob = { ...value, events: events.get(value.id) ?? [] };
-      this.jobs.set(job.id, job);
-      if (job.status === 'queued' || job.status === 'running') this.active.add(job);
-    }
-    this.created =
-      persist.list<{ created: number }>('meta').find((doc) => doc.id === 'jobs')?.value.created ?? 0;
+    return [...this.loaded.values()];
+  }
+
+  /** Events there are (for status): counted by SQLite when they are kept there. */
+  eventCount(): number {
+    if (this.persist.durable) return this.persist.count('event');
+    let events = 0;
+    for (const job of this.loaded.values()) events += job.events.length;
+    return events;
   }
 
   private newId(): string {
@@ -148,7 +193,8 @@ export class JobStore {
       return job;
     });
     // Known once written: a create refused for want of space (StorageFullError) leaves no job behind.
-    this.jobs.set(job.id, job);
+    this.loaded.set(job.id, job);
+    if (this.total !== undefined) this.total++;
     this.active.add(job);
     return job;
   }
@@ -159,12 +205,15 @@ export class JobStore {
    */
   advance(now: number): void {
     for (const job of this.active) {
+      // Most jobs have nothing due: passed over before anything is copied.
+      if (job.createdAt + (job.slots + 1) * job.stepMs > now) continue;
       const before = job.slots;
       // As it was, to be put back if what it becomes cannot be written (a full disk: StorageFullError),
       // so that what is served is what is kept; it moves on when the write can be made.
       const was = { ...job };
       const events = job.events.length;
       const checkpoints = this.models.checkpointsOf(job.model_id);
+      const checkpointCount = checkpoints.length;
       try {
         this.persist.batch(() => {
           while (job.status === 'queued' || job.status === 'running') {
@@ -179,7 +228,7 @@ export class JobStore {
           if (!(key in was)) delete (job as unknown as Record<string, unknown>)[key];
         Object.assign(job, was);
         job.events.length = events;
-        this.models.putBackCheckpoints(job.model_id, checkpoints);
+        this.models.putBackCheckpoints(job.model_id, checkpoints, checkpointCount);
         throw error;
       }
       if (job.status !== 'queued' && job.status !== 'running') this.active.delete(job);
@@ -253,7 +302,8 @@ export class JobStore {
       this.persist.removePrefix('event', '');
       this.persist.remove('meta', 'jobs');
     });
-    this.jobs.clear();
+    this.loaded.clear();
+    this.total = 0;
     this.active.clear();
     this.plans = [];
     this.created = 0;

@@ -39,19 +39,16 @@ const checkpointId = (modelId: string, step: number) => `${modelId}/${seqId(step
 
 export class ModelStore {
   readonly models = new Map<string, EmulatedModel>();
-  /** By model id, kept sorted by step. */
-  readonly checkpoints = new Map<string, EmulatedCheckpoint[]>();
+  /**
+   * By model id, kept sorted by step; read from the state directory the first time a model's are
+   * asked for (checkpointsOf), not at start-up.
+   */
+  private readonly checkpoints = new Map<string, EmulatedCheckpoint[]>();
   logs: LoggedTrajectories[] = [];
   private logCount = 0;
 
   constructor(private readonly persist: Persistence = noPersistence) {
     for (const { value } of persist.list<EmulatedModel>('model')) this.models.set(value.id, value);
-    for (const { id, value } of persist.list<EmulatedCheckpoint>('checkpoint')) {
-      const modelId = id.slice(0, id.lastIndexOf('/'));
-      const list = this.checkpoints.get(modelId) ?? [];
-      list.push(value);
-      this.checkpoints.set(modelId, list);
-    }
     const logs = persist.list<LoggedTrajectories & { n: number }>('log').map((doc) => doc.value);
     logs.sort((a, b) => a.n - b.n);
     this.logs = logs.map(({ n: _n, ...log }) => log);
@@ -92,7 +89,7 @@ export class ModelStore {
 
   /** Removes the model and everything of it; the number of checkpoints it had. */
   delete(id: string): number {
-    const count = this.checkpoints.get(id)?.length ?? 0;
+    const count = this.checkpointsOf(id).length;
     this.persist.batch(() => {
       this.persist.remove('model', id);
       this.persist.removePrefix('checkpoint', `${id}/`);
@@ -105,18 +102,35 @@ export class ModelStore {
   }
 
   checkpointsOf(id: string): EmulatedCheckpoint[] {
-    return this.checkpoints.get(id) ?? [];
+    const list = this.checkpoints.get(id);
+    if (list || !this.models.has(id)) return list ?? [];
+    // Ids sort by step (seqId), so the documents come in step order.
+    const read = this.persist.listPrefix<EmulatedCheckpoint>('checkpoint', `${id}/`).map((doc) => doc.value);
+    this.checkpoints.set(id, read);
+    return read;
   }
 
-  /** The checkpoints a model had before a change that could not be written (jobs.ts). */
-  putBackCheckpoints(id: string, checkpoints: EmulatedCheckpoint[]): void {
+  /** Checkpoints there are (for status): counted by SQLite when they are kept there. */
+  checkpointCount(): number {
+    if (this.persist.durable) return this.persist.count('checkpoint');
+    let n = 0;
+    for (const list of this.checkpoints.values()) n += list.length;
+    return n;
+  }
+
+  /**
+   * The checkpoints a model had before a change that could not be written (jobs.ts): that list, as
+   * long as it was (a step is appended to it in place).
+   */
+  putBackCheckpoints(id: string, checkpoints: EmulatedCheckpoint[], length: number): void {
+    checkpoints.length = length;
     if (this.checkpoints.has(id)) this.checkpoints.set(id, checkpoints);
   }
 
   /** Adds (or replaces) the checkpoints of these steps; metrics default to the emulator's curve. */
   addCheckpoints(id: string, steps: readonly number[], metrics?: Record<string, number>): void {
     const replaced = new Set(steps);
-    const kept = (this.checkpoints.get(id) ?? []).filter((c) => !replaced.has(c.step));
+    const list = this.checkpointsOf(id);
     const added = [...replaced].map((step) => ({
       id: randomUUID(),
       step,
@@ -126,6 +140,14 @@ export class ModelStore {
       for (const checkpoint of added)
         this.persist.put('checkpoint', checkpointId(id, checkpoint.step), checkpoint);
     });
+    // Steps past the last (what a training step adds) are appended in place: the list's cursor index
+    // (paging.ts) then extends over them rather than being built again.
+    const last = list.at(-1)?.step ?? -1;
+    if (added.every((c) => c.step > last) && this.checkpoints.has(id)) {
+      list.push(...added.sort((a, b) => a.step - b.step));
+      return;
+    }
+    const kept = list.filter((c) => !replaced.has(c.step));
     kept.push(...added);
     kept.sort((a, b) => a.step - b.step);
     this.checkpoints.set(id, kept);
@@ -133,7 +155,7 @@ export class ModelStore {
 
   /** Deletes the checkpoints of these steps; the steps that had none. */
   deleteSteps(id: string, steps: number[]): { deleted: number; notFound: number[] } {
-    const list = this.checkpoints.get(id) ?? [];
+    const list = this.checkpointsOf(id);
     const wanted = new Set(steps);
     const present = new Set(list.map((c) => c.step));
     this.persist.batch(() => {
