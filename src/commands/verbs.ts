@@ -82,3 +82,14 @@ export function wholeTree<C extends Parent>(root: C): C {
   for (const noun of [...(waiting.get(root)?.keys() ?? [])]) addVerbs(root, noun);
   return root;
 }
+
+/**
+ * The tree with the verbs of the nouns named in `words` (by name or alias), for what walks one line
+ * of it: a TAB completes within the nouns typed, and adding every noun's verbs cost it ~18 ms.
+ */
+export function treeFor<C extends Parent>(root: C, words: readonly string[]): C {
+  const named = new Set(words);
+  for (const noun of [...(waiting.get(root)?.keys() ?? [])])
+    if (named.has(noun.name()) || noun.aliases().some((alias) => named.has(alias))) addVerbs(root, noun);
+  return root;
+}

@@ -26,7 +26,9 @@ interface Answer {
   directive: Directive;
 }
 
-const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+/** Any white space but a single space between words: what oneLine changes (tested first, as most need nothing). */
+const UNEVEN_SPACE = /[^\S ]| {2}|^ | $/;
+const oneLine = (text: string) => (UNEVEN_SPACE.test(text) ? text.replace(/\s+/g, ' ').trim() : text);
 
 function flagCandidates(command: Command, current: string): Candidate[] {
   const help = command.createHelp();

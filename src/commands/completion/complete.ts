@@ -4,7 +4,7 @@
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { Parent } from '../types.js';
-import { wholeTree } from '../verbs.js';
+import { treeFor } from '../verbs.js';
 
 export function registerComplete(program: Parent, ctx: Context): void {
   const complete = program
@@ -16,7 +16,7 @@ export function registerComplete(program: Parent, ctx: Context): void {
   examples(complete, ["aip __complete -- jobs get ''"]).action(async (words) => {
     try {
       const { runComplete } = await import('./complete.run.js');
-      await runComplete(ctx, wholeTree(program), words);
+      await runComplete(ctx, treeFor(program, words), words);
     } catch {
       // Never an error on a TAB: nothing is offered instead.
     }
