@@ -1,4 +1,4 @@
-import { listInferenceModels, openaiClient } from '../../api/openai.js';
+import { listInferenceModelsDirect } from '../../api/inference-models.js';
 import type { Context } from '../../context.js';
 import { fullName, readModelRecord } from '../../models/local-record.js';
 import { modelRecordFile } from '../../models/resolve.js';
@@ -8,8 +8,9 @@ import { showTime } from '../../output/time.js';
 export async function runList(ctx: Context): Promise<void> {
   const { io } = ctx;
   await ctx.pageLongOutput();
-  const client = await openaiClient(ctx, 'inference');
-  const models = await listInferenceModels(ctx, client);
+  // Over aip's own client, not the openai SDK (api/inference-models.ts): the same request and errors,
+  // without loading the SDK.
+  const models = await listInferenceModelsDirect(ctx);
   if (ctx.json) return io.json(models);
   if (io.quiet) {
     for (const model of models) io.out(model.id);

@@ -8,7 +8,7 @@ function define(models: Parent) {
   const list = models
     .command('list')
     .description(
-      'the Inference API model list (the openai SDK, with the OpenAI-Project header of the project); with --remembered, the trainable models created from this machine',
+      'the Inference API model list (sent with the OpenAI-Project header of the project); with --remembered, the trainable models created from this machine',
     )
     .option(
       '--remembered',
