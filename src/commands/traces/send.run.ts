@@ -80,7 +80,7 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
     unwatch();
     show.done();
     spool.close();
-    if (spoolFailure !== undefined) throw spoolFailure;
+    if (spoolFailure !== undefined) throw saySent(spoolFailure, summary);
     if (summary?.failure) throw batchFailure(summary);
     if (error instanceof InterruptedError) io.err(`Stopped while reading; ${sentSoFar(summary)}`);
     throw error;
@@ -90,7 +90,7 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
   from.route = input.route;
   try {
     // Failed as the input ended, before the signal was looked at.
-    if (input.spool.failure !== undefined) throw input.spool.failure;
+    if (input.spool.failure !== undefined) throw saySent(input.spool.failure, await sending.stop());
     if (input.problemCount > 0) {
       const summary = await sending.stop();
       for (const line of problemLines(input)) io.err(line);
@@ -129,6 +129,13 @@ export async function runSend(ctx: Context, file: string, options: SendOptions):
 function sentSoFar(summary: SendSummary | undefined): string {
   if (!summary?.spansSent) return 'nothing was sent';
   return `${plural(summary.spansSent, 'span')} had been sent (--stream sends as it reads)`;
+}
+
+/** A spool's error says nothing was sent: with --stream, some may have been. */
+function saySent(error: unknown, summary: SendSummary | undefined): unknown {
+  if (error instanceof Error && summary?.spansSent)
+    error.message = error.message.replace('nothing was sent', sentSoFar(summary));
+  return error;
 }
 
 /** The error of the batch that failed for good, saying which batch it was. */
