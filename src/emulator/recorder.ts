@@ -89,7 +89,9 @@ export class RequestLog {
       this.storedBytes += value;
     }
     const meta = persist.get<{ next: number; counts: Record<string, number> }>('meta', 'requests');
-    this.nextSeq = meta?.value.next ?? (this.records.at(-1)?.seq ?? 0) + 1;
+    // The counter is written up to 10 ms after an answer (later-writes.ts); a record written before
+    // its answer may be ahead of it after a kill -9, and its number is never handed out again.
+    this.nextSeq = Math.max(meta?.value.next ?? 1, (this.records.at(-1)?.seq ?? 0) + 1);
     for (const [route, n] of Object.entries(meta?.value.counts ?? {})) this.counts.set(route, n);
   }
 

@@ -64,12 +64,14 @@ async function outcome(list: () => Promise<unknown>) {
 }
 
 async function both(handle: Handler, globals: Context['globals'] = {}) {
-  const { base } = await serve(handle);
+  // A server each: a handler that counts requests (a 503 that heals) sees each client from its first.
+  const sdkServer = await serve(handle);
+  const ownServer = await serve(handle);
   const sdk = await outcome(async () => {
-    const ctx = context(base, globals);
+    const ctx = context(sdkServer.base, globals);
     return listInferenceModels(ctx, await openaiClient(ctx, 'inference'));
   });
-  const own = await outcome(() => listInferenceModelsDirect(context(base, globals)));
+  const own = await outcome(() => listInferenceModelsDirect(context(ownServer.base, globals)));
   return { sdk, own };
 }
 

@@ -221,7 +221,9 @@ function ownerOfCopy(binding: SqliteBinding, file: string, dir: string): 'ours' 
     if (Number(db.prepare('PRAGMA application_id').get()?.application_id) === APPLICATION_ID) return 'ours';
     const schema = db.prepare('SELECT type, name FROM sqlite_master').all();
     const names = schema.map((row) => `${String(row.name)}`);
-    const docs = schema.length === 1 && schema[0]?.type === 'table' && schema[0]?.name === 'docs';
+    // The active-jobs index may be there beside the table (made by this aip, killed before its mark).
+    const tables = schema.filter((row) => !(row.type === 'index' && row.name === 'docs_active_jobs'));
+    const docs = tables.length === 1 && tables[0]?.type === 'table' && tables[0]?.name === 'docs';
     const columns = docs
       ? db
           .prepare('PRAGMA table_info(docs)')
@@ -287,10 +289,6 @@ function checkFormat(db: SqliteDriver): void {
   db.exec(`CREATE TABLE IF NOT EXISTS docs (
     kind TEXT NOT NULL, id TEXT NOT NULL, value TEXT NOT NULL, bytes BLOB,
     PRIMARY KEY (kind, id)) WITHOUT ROWID`);
-  // The jobs still to run, indexed by SQLite itself (kept by whichever aip writes the file, earlier
-  // ones too): start-up reads these few rather than every job of 100,000. Made once, in a database
-  // made before it, by reading every job once.
-  db.exec(`CREATE INDEX IF NOT EXISTS ${ACTIVE_JOBS_INDEX}`);
   const meta = db.prepare("SELECT value FROM docs WHERE kind = 'meta' AND id = 'format'").get();
   if (!meta) {
     if (Number(db.prepare('SELECT count(*) AS n FROM docs').get()?.n) > 0)
@@ -298,6 +296,7 @@ function checkFormat(db: SqliteDriver): void {
     db.prepare("INSERT INTO docs (kind, id, value) VALUES ('meta', 'format', ?)").run(
       JSON.stringify({ format: FORMAT, version: VERSION, created_at: new Date().toISOString() }),
     );
+    indexActiveJobs(db);
     return;
   }
   const format = JSON.parse(String(meta.value)) as { format?: string; version?: number };
@@ -309,6 +308,16 @@ function checkFormat(db: SqliteDriver): void {
   // An earlier aip's database: marked now.
   if (Number(db.prepare('PRAGMA application_id').get()?.application_id) !== APPLICATION_ID)
     db.exec(`PRAGMA application_id = ${APPLICATION_ID}`);
+  indexActiveJobs(db);
+}
+
+/**
+ * The jobs still to run, indexed by SQLite itself (kept by whichever aip writes the file, earlier
+ * ones too): start-up reads these few rather than every job of 100,000. Made once the file is known
+ * to be one this aip may change (its format checked, its mark written), never in one it refuses.
+ */
+function indexActiveJobs(db: SqliteDriver): void {
+  db.exec(`CREATE INDEX IF NOT EXISTS ${ACTIVE_JOBS_INDEX}`);
 }
 
 export function openSqlitePersistence(dir: string, options: SqliteOptions = {}): Persistence {

@@ -7,7 +7,7 @@
 import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { parseProject, resourceProject } from '../../traces/otlp/routing.js';
 import type { Exchange } from '../exchange.js';
-import { joined, type ReceivedBody } from '../steps/read-body.js';
+import { joined, MAX_BODY_BYTES, type ReceivedBody } from '../steps/read-body.js';
 import { type ScannedResourceSpans, scanTraceRequest } from '../store/otlp-scan.js';
 import type { PackedRequest, StoredPart } from '../store/spans.js';
 import type { EmulatorRouter } from './types.js';
@@ -38,7 +38,8 @@ function keyOf(x: Exchange): string | undefined {
  */
 function gzipChunkSize(body: Buffer): number {
   const stated = body.length >= 18 ? body.readUInt32LE(body.length - 4) : 0;
-  return Math.min(MAX_INFLATED_BYTES, Math.max(16 * 1024, stated + 64));
+  // A body states its own size: no more than deflate can give (1032 to 1) is believed.
+  return Math.min(MAX_INFLATED_BYTES, body.length * 1032, Math.max(16 * 1024, stated + 64));
 }
 
 function inflate(body: Buffer, encoding: string): Buffer {
@@ -61,7 +62,7 @@ let scratch = Buffer.alloc(0);
 function plainOf(received: ReceivedBody): Buffer {
   if (received.chunks.length === 1) return received.chunks[0]!;
   if (scratch.length < received.length)
-    scratch = Buffer.allocUnsafe(Math.max(received.length, scratch.length * 2));
+    scratch = Buffer.allocUnsafe(Math.max(received.length, Math.min(scratch.length * 2, MAX_BODY_BYTES)));
   return joined(received, scratch);
 }
 

@@ -4,7 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Arrival } from './types.js';
 
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 class BodyTooLarge extends Error {}
 
