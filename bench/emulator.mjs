@@ -1,5 +1,5 @@
 // The durable emulator's costs, for each SQLite binding it can keep its state with on this Node
-// (node:sqlite where Node has it, node-sqlite3-wasm everywhere; src/emulator/durable/choose-sqlite.ts),
+// (node:sqlite where Node has it, node-sqlite3-wasm everywhere; src/lib/sqlite/choose-sqlite.ts),
 // and for better-sqlite3, the native binding of earlier versions, measured the same way for comparison:
 // how long `aip emulator` takes to listen with an empty state directory and with one holding 10,000
 // finished jobs (their events and checkpoints), and how many creates a second it answers (models, and
@@ -89,7 +89,7 @@ const newJob = (origin, modelId) =>
   post(origin, '/training/v1/preview/training-jobs', { model_id: modelId, trajectory_groups: GROUPS });
 
 /**
- * A SqliteBinding (src/emulator/durable/sqlite-driver.ts) over better-sqlite3: the store adds its
+ * A SqliteBinding (src/lib/sqlite/sqlite-driver.ts) over better-sqlite3: the store adds its
  * transactions to it as it does to aip's own.
  */
 const BETTER_SQLITE3_BINDING = `// Written by bench/emulator.mjs: better-sqlite3 as a binding of the emulator's durable store.

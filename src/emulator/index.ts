@@ -12,8 +12,8 @@
 //   running, and the hidden variable that picks its SQLite binding.
 // - seedDemo: `aip emulator --demo`.
 
+export { SQLITE_CHOICE_ENV } from '../lib/sqlite/choose-sqlite.js';
 export { demoSeeds, seedDemo } from './demo.js';
-export { SQLITE_CHOICE_ENV } from './durable/choose-sqlite.js';
 export { DB_FILE, openSqlitePersistence } from './durable/sqlite.js';
 export { defaultStateDir } from './durable/state-dir.js';
 export type { FaultStore } from './faults.js';

@@ -43,7 +43,7 @@ export interface EmulatorOptions {
   stateDir?: string;
   /**
    * Which SQLite binding keeps the state directory: `node` (node:sqlite), `wasm` (node-sqlite3-wasm);
-   * by default node:sqlite where this Node has it (durable/choose-sqlite.ts). `aip emulator` takes it
+   * by default node:sqlite where this Node has it (lib/sqlite/choose-sqlite.ts). `aip emulator` takes it
    * from the hidden AIP_EMULATOR_SQLITE.
    */
   sqlite?: string;

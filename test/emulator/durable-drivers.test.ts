@@ -11,10 +11,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { withoutSqliteWarning } from '../../src/emulator/durable/node-driver.js';
 import type { DocKind } from '../../src/emulator/durable/persistence.js';
-import { withTransactions } from '../../src/emulator/durable/sqlite-driver.js';
 import type { RunningEmulator } from '../../src/emulator/index.js';
+import { withoutSqliteWarning } from '../../src/lib/sqlite/node-driver.js';
+import { withTransactions } from '../../src/lib/sqlite/sqlite-driver.js';
 import { patience } from '../helpers/patience.js';
 import { freePort } from '../helpers/ports.js';
 import {

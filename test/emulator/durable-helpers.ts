@@ -5,8 +5,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { nodeSqliteBinding } from '../../src/emulator/durable/node-driver.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
+import { nodeSqliteBinding } from '../../src/lib/sqlite/node-driver.js';
 import { startAip } from '../helpers/spawn.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -17,10 +17,10 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodeSqliteBinding } from '../../src/emulator/durable/node-driver.js';
 import { APPLICATION_ID } from '../../src/emulator/durable/sqlite.js';
-import type { SqliteBinding } from '../../src/emulator/durable/sqlite-driver.js';
-import { wasmSqliteBinding } from '../../src/emulator/durable/wasm-driver.js';
+import { nodeSqliteBinding } from '../../src/lib/sqlite/node-driver.js';
+import type { SqliteBinding } from '../../src/lib/sqlite/sqlite-driver.js';
+import { wasmSqliteBinding } from '../../src/lib/sqlite/wasm-driver.js';
 import { runAip } from '../helpers/spawn.js';
 import { tempDir } from '../helpers/temp.js';
 import { call, DRIVERS, type Driver, useDurable } from './durable-helpers.js';

@@ -1,6 +1,6 @@
 // The durable store of the emulator: one SQLite database in the state directory, through the binding
-// choose-sqlite.ts picks (node:sqlite where Node has it, else SQLite compiled to WebAssembly; what each
-// is: sqlite-driver.ts). Both are synchronous, so a change is written before the answer that follows
+// lib/sqlite/choose-sqlite.ts picks (node:sqlite where Node has it, else SQLite compiled to WebAssembly; what each
+// is: lib/sqlite/sqlite-driver.ts). Both are synchronous, so a change is written before the answer that follows
 // it is sent.
 //
 // Why these settings: WAL journaling with synchronous=NORMAL makes each commit reach the operating
@@ -9,7 +9,7 @@
 // locking mode, set before anything is read, keeps WAL's index in the process's memory rather than in
 // shared memory, which the WebAssembly build does not have (without it that build cannot use WAL, nor
 // open a database in WAL mode); with node:sqlite it also locks the file for as long as it is open. Who
-// may open the directory at all is decided before, by its owner file (owner-lock.ts), so that a second
+// may open the directory at all is decided before, by its owner file (fs/owner-lock.ts), so that a second
 // emulator is refused at once whatever its binding. The database is checked (quick_check) and its
 // format verified before anything is served.
 //
@@ -41,12 +41,24 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CliError, UsageError } from '../../errors/errors.js';
+import {
+  claimOwner,
+  OWNER_FILE,
+  OWNER_PASSING,
+  type Owner,
+  type OwnerLock,
+  ownerOf,
+} from '../../fs/owner-lock.js';
 import { describeFsError, fsErrorCode, isFsError } from '../../fs/write-error.js';
-import { chooseSqliteBinding } from './choose-sqlite.js';
+import { chooseSqliteBinding } from '../../lib/sqlite/choose-sqlite.js';
+import {
+  type SqliteBinding,
+  type SqliteDriver,
+  type SqlRow,
+  withTransactions,
+} from '../../lib/sqlite/sqlite-driver.js';
 import { LaterWrites } from './later-writes.js';
-import { claimOwner, OWNER_FILE, OWNER_PASSING, type Owner, type OwnerLock, ownerOf } from './owner-lock.js';
 import { type DocKind, type Persistence, StorageFullError, type StoredDoc } from './persistence.js';
-import { type SqliteBinding, type SqliteDriver, type SqlRow, withTransactions } from './sqlite-driver.js';
 
 /** What the state directory holds: the database (its companions beside it), and its owner. */
 export const DB_FILE = 'emulator.db';

@@ -27,8 +27,8 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { isProcessAlive } from '../../fs/atomic-write.js';
-import { removeFile } from '../../fs/remove-file.js';
+import { isProcessAlive } from './atomic-write.js';
+import { removeFile } from './remove-file.js';
 
 export const OWNER_FILE = 'owner';
 /** Names of the owner file's moments in passing (being written, being taken over). */

@@ -1,8 +1,8 @@
-// Which SQLite binding keeps the state directory (sqlite-driver.ts says what each is): node:sqlite
-// where this Node has it without a flag, else the WebAssembly build. AIP_EMULATOR_SQLITE, hidden,
-// forces one (`node`, `wasm`), so that the tests run both on one Node; an absolute path names a
-// CommonJS module exporting another SqliteBinding, which is how bench/emulator.mjs measures
-// better-sqlite3 (no dependency of aip's) against these two.
+// Which SQLite binding keeps a database (the emulator's state, the history; sqlite-driver.ts says
+// what each is): node:sqlite where this Node has it without a flag, else the WebAssembly build.
+// AIP_EMULATOR_SQLITE, hidden, forces one (`node`, `wasm`), so that the tests run both on one Node; an
+// absolute path names a CommonJS module exporting another SqliteBinding, which is how
+// bench/emulator.mjs measures better-sqlite3 (no dependency of aip's) against these two.
 
 import { createRequire } from 'node:module';
 import { isAbsolute } from 'node:path';
