@@ -12,9 +12,12 @@ import {
   logExchanges,
   type Transport,
 } from './api/transport.js';
+import type { Budget } from './budget/budget.js';
 import { AUTH_HINT, AuthError } from './errors/errors.js';
+import { historyDir } from './history/paths.js';
+import { HistoryRecorder } from './history/recorder.js';
 import { shellWord } from './lib/shell-word.js';
-import { USER_AGENT } from './lib/version.js';
+import { USER_AGENT, VERSION } from './lib/version.js';
 import type { IO } from './output/io.js';
 import { configFilePath } from './settings/config-file.js';
 import type { Env, GlobalOptions } from './settings/global-options.js';
@@ -49,12 +52,19 @@ const SERVICE_URL_KEYS = { training: 'base-url', inference: 'inference-url', tra
 
 export class Context {
   globals: GlobalOptions = {};
+  /** The words after `aip` (main), for the history. */
+  argv: readonly string[] = [];
+  /** The command that runs, as its path ("jobs create rl"), once commander has found it. */
+  commandPath = '';
+  /** What rollouts, eval or train rl may still spend (--max-cost, --max-total-tokens), when limited. */
+  budget: Budget | undefined;
   /** The signal that stopped a command that was waiting (see interruptible). */
   stopSignal: 'SIGINT' | 'SIGTERM' | undefined;
   private cachedSettings: Settings | undefined;
   private cachedTransport: Transport | undefined;
   private cachedLogger: ExchangeLogger | undefined;
   private cachedLimits: Limits | undefined;
+  private cachedHistory: HistoryRecorder | undefined;
 
   constructor(readonly deps: Deps) {}
 
@@ -124,9 +134,35 @@ export class Context {
     if (!this.cachedTransport) {
       const guarded = guardKeys(this.deps.transport);
       const log = this.exchangeLog;
-      this.cachedTransport = log ? logExchanges(guarded, log) : guarded;
+      const logged = log ? logExchanges(guarded, log) : guarded;
+      // The first request begins the command's history (history/recorder.ts).
+      this.cachedTransport = (request) => {
+        this.history.contacted();
+        return logged(request);
+      };
     }
     return this.cachedTransport;
+  }
+
+  /** This command's history (history/recorder.ts): it begins with the first request. */
+  get history(): HistoryRecorder {
+    this.cachedHistory ??= new HistoryRecorder({
+      env: this.env,
+      historyDir: () => historyDir(this.env),
+      warn: (message) => this.io.warn(message),
+      invocation: () => ({
+        command: this.commandPath,
+        argv: [...this.argv],
+        profile: this.settings.profile,
+        training_url: this.serviceUrl('training'),
+        inference_url: this.serviceUrl('inference'),
+        trace_url: this.serviceUrl('trace'),
+        ...(this.settings.get('project') ? { project: this.settings.get('project') } : {}),
+        cwd: process.cwd(),
+        version: VERSION,
+      }),
+    });
+    return this.cachedHistory;
   }
 
   /** How every request is retried, by either client (api/retrying.ts): --max-retries, --timeout. */

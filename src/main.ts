@@ -40,12 +40,14 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
   // read as a workflow command (ci/runner-lines.ts, loaded only there).
   if (runnerReadsOutput(env)) (await import('./ci/runner-lines.js')).guardRunnerLines(deps.io);
   const ctx = new Context(deps);
+  ctx.argv = argv;
   // Only what this command line needs: a noun's verbs are added when it runs.
   const program = buildProgram(ctx, { deferVerbs: true });
   try {
     await program.parseAsync(argv, { from: 'user' });
     // Ctrl-C while a pager had the terminal: the command was not stopped, but the user asked it to be.
     if ((await deps.io.closePager()).interrupted) throw new InterruptedError();
+    ctx.history.end(ExitCode.ok);
     return ExitCode.ok;
   } catch (caught) {
     // A pager has the terminal until it quits: the message comes after it, where it can be read.
@@ -57,6 +59,7 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
         : caught;
     const debug = ctx.globals.debug === true || argv.includes('--debug');
     const code = report(error, deps.io, debug);
+    ctx.history.end(code, failureMessage(error, false)?.line);
     // On CI, the error as an annotation too. A usage error may come before the options reach
     // ctx.globals: the root has those parsed so far (--ci among them).
     const globals = { ...program.opts<GlobalOptions>(), ...ctx.globals };

@@ -17,6 +17,7 @@ import { registerEvents } from './commands/events/events.js';
 import { examples } from './commands/examples.js';
 import { registerHealth } from './commands/health/health.js';
 import { registerHelp } from './commands/help/help.js';
+import { registerHistory } from './commands/history/register.js';
 import { registerJobs } from './commands/jobs/register.js';
 import { registerModels } from './commands/models/register.js';
 import { registerReward } from './commands/reward/register.js';
@@ -25,6 +26,7 @@ import { registerSystemCheck } from './commands/system-check/system-check.js';
 import { registerTraces } from './commands/traces/register.js';
 import { registerTrain } from './commands/train/register.js';
 import type { Parent } from './commands/types.js';
+import { registerUsage } from './commands/usage/register.js';
 import { valueKind } from './commands/value-kinds.js';
 import { deferVerbs, hasWaitingOptions, wholeTree } from './commands/verbs.js';
 import type { Context } from './context.js';
@@ -189,6 +191,13 @@ function visibleGlobalOptions(command: Command): Option[] {
 }
 
 /** The tree with every noun's verbs in it (commands/verbs.ts), for what walks all of it. */
+/** "jobs create rl": the command's names from below the root. */
+function pathOf(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
 export function wholeProgram(program: Command): Command {
   wholeTree(program as unknown as Parent);
   return program;
@@ -237,6 +246,7 @@ export function buildProgram(ctx: Context, options: { deferVerbs?: boolean } = {
     // Completion answers with candidates and nothing else (no CI mask lines), whatever the environment.
     if (actionCommand.name() === '__complete') return;
     ctx.globals = actionCommand.optsWithGlobals<GlobalOptions>();
+    ctx.commandPath = pathOf(actionCommand);
     const { color, quiet, json, jsonl, jq } = ctx.globals;
     io.configure({ noColor: color === false, quiet, json, jsonl });
     // Before the command prints anything: on GitHub Actions, the keys masked first (ci/start.ts),
@@ -259,6 +269,8 @@ export function buildProgram(ctx: Context, options: { deferVerbs?: boolean } = {
   registerCompare(root, ctx);
   registerReward(root, ctx);
   registerTrain(root, ctx);
+  registerHistory(root, ctx);
+  registerUsage(root, ctx);
   registerHealth(root, ctx);
   registerSystemCheck(root, ctx);
   registerDoctor(root, ctx);

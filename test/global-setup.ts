@@ -45,10 +45,14 @@ export default async function setup(): Promise<() => Promise<void>> {
     TMPDIR: process.env.TMPDIR,
     AIP_TEST_RUN: process.env.AIP_TEST_RUN,
     AIP_TEST_BUILD: process.env.AIP_TEST_BUILD,
+    AIP_DATA_DIR: process.env.AIP_DATA_DIR,
   };
   process.env.TMPDIR = runDir;
   process.env.AIP_TEST_RUN = runDir;
   process.env.AIP_TEST_BUILD = buildDir;
+  // What the tests start with an inherited environment keeps its history (aip's data directory) here,
+  // not in the home directory of the machine.
+  process.env.AIP_DATA_DIR = `${runDir}-data`;
 
   try {
     await buildAip({ quiet: true, outRoot: buildDir });
@@ -86,7 +90,7 @@ export default async function setup(): Promise<() => Promise<void>> {
           .join('\n')}`,
       );
     }
-    for (const dir of [runDir, buildDir]) {
+    for (const dir of [runDir, buildDir, `${runDir}-data`]) {
       try {
         removeTree(dir);
       } catch (error) {

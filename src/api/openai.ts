@@ -7,6 +7,8 @@
 import type OpenAI from 'openai';
 import { type Context, SERVICE_NAMES } from '../context.js';
 import { CliError, NetworkError } from '../errors/errors.js';
+import type { UsageInput } from '../history/recorder.js';
+import { type AnswerUsage, usageOf } from '../history/usage-of.js';
 import { USER_AGENT } from '../lib/version.js';
 import { assertKeyMayBeSentTo } from '../output/secrets.js';
 import { apiErrorFrom } from './error-body.js';
@@ -19,7 +21,7 @@ import { sdkFetch } from './sdk-fetch.js';
 export type OpenAIService = 'inference' | 'training';
 
 /** What sdkCall needs of a client made here: which interface it speaks to, and how to retry. */
-const made = new WeakMap<OpenAI, { service: OpenAIService; policy: RetryPolicy }>();
+const made = new WeakMap<OpenAI, { service: OpenAIService; policy: RetryPolicy; ctx: Context }>();
 
 export async function openaiClient(ctx: Context, service: OpenAIService): Promise<OpenAI> {
   const baseURL = ctx.serviceUrl(service);
@@ -60,7 +62,7 @@ export async function openaiClient(ctx: Context, service: OpenAIService): Promis
     }),
     defaultHeaders: { 'user-agent': USER_AGENT },
   });
-  made.set(client, { service, policy: ctx.retryPolicy });
+  made.set(client, { service, policy: ctx.retryPolicy, ctx });
   return client;
 }
 
@@ -88,8 +90,9 @@ export async function sdkCall<T>(
   call: () => Promise<T>,
   options: SdkCallOptions = {},
 ): Promise<T> {
-  const own = made.get(client);
-  if (!own) throw new Error('internal: sdkCall is given a client that openaiClient did not make');
+  const own = ownOf(client);
+  // The SDK's requests go through a fetch of their own: the first one begins the history here.
+  own.ctx.history.contacted();
   const sdk = await import('openai');
   const run = {
     where: `${where.method} ${new URL(where.url).pathname}`,
@@ -106,6 +109,56 @@ export async function sdkCall<T>(
       return { ok: false, failure };
     }
   });
+}
+
+function ownOf(client: OpenAI) {
+  const own = made.get(client);
+  if (!own) throw new Error('internal: sdkCall is given a client that openaiClient did not make');
+  return own;
+}
+
+/** What a chat request is, for the history and the budget. */
+export interface Metered {
+  purpose: UsageInput['purpose'];
+  /** As the request names it. */
+  model: string;
+  /** The request's body, kept with its answer when history bodies are on. */
+  request: unknown;
+}
+
+/**
+ * sdkCall for a chat completion that costs tokens: admitted by the command's budget first (waiting
+ * for room, or BudgetReachedError), and its answer's usage counted against it and recorded in the
+ * history.
+ */
+export async function meteredCall<T>(
+  client: OpenAI,
+  where: { method: string; url: string; timeoutMs?: number },
+  call: () => Promise<T>,
+  options: SdkCallOptions & { meter: Metered },
+): Promise<T> {
+  const { ctx, service } = ownOf(client);
+  const admission = await ctx.budget?.admit(options.meter.model, service, options.signal);
+  let answer: T;
+  try {
+    answer = await sdkCall(client, where, call, options);
+  } catch (error) {
+    admission?.cancel();
+    throw error;
+  }
+  const usage = usageOf(answer);
+  admission?.settle(usage);
+  recordUsage(client, options.meter, usage, answer);
+  return answer;
+}
+
+/** An answer's usage in the history (a stream's, once it has ended; meteredCall's own). */
+export function recordUsage(client: OpenAI, meter: Metered, usage: AnswerUsage, answer: unknown): void {
+  const { ctx, service } = ownOf(client);
+  ctx.history.usage(
+    { api: service, model: meter.model, purpose: meter.purpose, ...usage },
+    { request: meter.request, response: answer },
+  );
 }
 
 const attemptsNote = (attempts: number, retryable: boolean) =>

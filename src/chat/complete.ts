@@ -11,11 +11,12 @@
 
 import type OpenAI from 'openai';
 import { TIMEOUT_HINT } from '../api/limits.js';
-import { openaiClient, sdkCall } from '../api/openai.js';
+import { type Metered, meteredCall, openaiClient, recordUsage, sdkCall } from '../api/openai.js';
 import { StreamSilenceError } from '../api/sdk-fetch.js';
 import type { Context } from '../context.js';
 import { SERVICE_NAMES } from '../context.js';
 import { CliError, NetworkError } from '../errors/errors.js';
+import { usageOf } from '../history/usage-of.js';
 import type { ChatApi, ChatMessage, Usage } from './types.js';
 
 export interface ChatRequest {
@@ -91,9 +92,10 @@ export async function complete(
     messages: request.messages,
   } as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming;
   const aborted = () => options.signal?.aborted === true;
+  const meter: Metered = { purpose: 'chat', model: request.model, request: body };
   if (!options.stream) {
     try {
-      const completion = await sdkCall(
+      const completion = await meteredCall(
         client,
         where,
         // A signal per attempt: the SDK leaves a listener on the one it is given (rollouts/sample.ts).
@@ -102,7 +104,7 @@ export async function complete(
             { ...body, stream: false },
             { signal: options.signal && AbortSignal.any([options.signal]) },
           ),
-        { signal: options.signal },
+        { signal: options.signal, meter },
       );
       return outcomeOf(completion);
     } catch (error) {
@@ -164,16 +166,27 @@ export async function complete(
   } finally {
     clearTimeout(timer);
   }
-  if (aborted()) return { content, finishReason, usage, model, interrupted: true };
+  // The history counts a streamed reply once it has ended, or was stopped (usage as far as it came).
+  const counted = (outcome: ChatOutcome): ChatOutcome => {
+    const { content: text, finishReason: finish_reason, usage: used } = outcome;
+    recordUsage(client, meter, usageOf({ usage: used, choices: [0] }), {
+      model: outcome.model,
+      content: text,
+      finish_reason,
+      usage: used,
+    });
+    return outcome;
+  };
+  if (aborted()) return counted({ content, finishReason, usage, model, interrupted: true });
   if (idle.signal.aborted) throw stalled();
   if (whole) {
     if (whole.content) options.onText?.(whole.content);
-    return whole;
+    return counted(whole);
   }
   if (finishReason === null) {
     throw new NetworkError(
       `the ${request.api} API's stream ended before the reply was complete (${content.length} characters arrived)`,
     );
   }
-  return { content, finishReason, usage, model, interrupted: false };
+  return counted({ content, finishReason, usage, model, interrupted: false });
 }

@@ -86,6 +86,10 @@ export class Exchange implements ExchangeParts {
   params: Params = {};
   /** The key's owner, once authenticated. */
   team: string | undefined;
+  /** A chat completion's usage, once answered in full (the request record keeps it). */
+  usage: { prompt_tokens: number; completion_tokens: number } | undefined;
+  /** The usage counts only if the answer went out whole (a stream). */
+  usageIfFinished = false;
   private parsed: { value: unknown } | undefined;
 
   constructor(parts: ExchangeParts) {

@@ -20,6 +20,12 @@ export interface RequestRecord {
   status: number | null;
   fault: string | null;
   duration_ms: number | null;
+  /**
+   * The token usage a chat completion was answered with (a whole reply, or a stream that ran to its
+   * end); null for every other answer. The emulator's account of what a client was charged: what aip
+   * counts (history, budgets) is checked against it. Absent from records kept by an earlier version.
+   */
+  usage?: { prompt_tokens: number; completion_tokens: number } | null;
 }
 
 /** Binary bodies larger than this are recorded by size only. */

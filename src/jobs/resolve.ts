@@ -16,7 +16,10 @@ export interface JobRef extends ResolvedJob {
 }
 
 export function resolveJobRef(ctx: Context, ref: string): JobRef {
-  return { ...resolveJobEntry(readJobRecord(jobRecordFile(ctx)), ref, ctx.serviceUrl('training')), ref };
+  const job = { ...resolveJobEntry(readJobRecord(jobRecordFile(ctx)), ref, ctx.serviceUrl('training')), ref };
+  // What the command is about, for its history (kept only if it goes on to ask the platform).
+  ctx.history.note({ job: job.id });
+  return job;
 }
 
 export function resolveJobArg(ctx: Context, ref: string): string {

@@ -19,6 +19,7 @@ export interface ModelRef extends ResolvedModel {
 
 export function resolveModelArg(ctx: Context, ref: string): ModelRef {
   const resolved = resolveModel(readModelRecord(modelRecordFile(ctx)), ref, ctx.serviceUrl('training'));
+  ctx.history.note({ model: resolved.entry ? fullName(resolved.entry) : resolved.id });
   return {
     ...resolved,
     ref,

@@ -4,7 +4,7 @@
 // every request down rather than each one waiting on its own.
 
 import type OpenAI from 'openai';
-import { type SdkCallOptions, sdkCall } from '../api/openai.js';
+import { meteredCall, type SdkCallOptions } from '../api/openai.js';
 import { isObject } from '../lib/json.js';
 import { choice as choiceShape } from '../validate/chat-schema.js';
 import { formatPath, validate } from '../validate/schema.js';
@@ -55,11 +55,11 @@ export async function sampleOnce(
   // The SDK leaves a listener on the signal it is given, and a run's signal is shared by all of its
   // requests: each attempt (a 429 asked again, a retry) gets a signal of its own that follows the
   // run's (AbortSignal.any holds it weakly, so it goes with the attempt).
-  const completion = await sdkCall(
+  const completion = await meteredCall(
     client,
     { method: 'POST', ...where },
     () => client.chat.completions.create(body, { signal: AbortSignal.any([signal]) }),
-    { signal, onThrottled },
+    { signal, onThrottled, meter: { purpose: 'sample', model: request.model, request: body } },
   );
   const first = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
   if (!isObject(first)) return { ok: false, reason: 'the answer has no choice' };

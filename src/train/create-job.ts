@@ -69,6 +69,14 @@ export async function createIterationJob(
     base_url: ctx.serviceUrl('training'),
     created_at: isoTime(job.created_at) ?? new Date().toISOString(),
   };
+  ctx.history.created({
+    what: 'job',
+    id: job.id,
+    name: entry.model,
+    kind: 'rl',
+    base_url: entry.base_url,
+    profile: ctx.settings.profile,
+  });
   try {
     await rememberJob(jobRecordFile(ctx), entry);
   } catch (error) {

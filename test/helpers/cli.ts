@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { join } from 'node:path';
 // Runs the CLI in-process through main(), with its own IO, environment and config directory. The
 // environment is not inherited: nothing from the developer's shell (a WANDB_API_KEY, say) leaks in.
 // `sleep` is recorded instead of waited, so retry delays are asserted without slowing the suite.
@@ -86,8 +87,11 @@ export async function runCli(argv: string[] | string, options: RunOptions = {}):
   if (typeof argv === 'string') argv = words(argv);
   // AIP_KEYRING=off: a test never reaches the keychain of the machine it runs on (a developer's macOS
   // Keychain needs no D-Bus address to be found); test/commands/keychain.test.ts opts in, on a private bus.
+  const configDir = options.env?.AIP_CONFIG_DIR ?? tempConfigDir();
+  // The history (aip's data directory) goes beside the config, never into the home of the machine.
   const env = {
-    AIP_CONFIG_DIR: options.env?.AIP_CONFIG_DIR ?? tempConfigDir(),
+    AIP_CONFIG_DIR: configDir,
+    AIP_DATA_DIR: join(configDir, 'data'),
     AIP_KEYRING: 'off',
     ...options.env,
   };

@@ -4,6 +4,7 @@
 // a test file that runs aip against one: the emulator, a fresh config directory per test, and run().
 
 import http from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { RequestRecord } from '../../src/emulator/index.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/index.js';
@@ -169,7 +170,13 @@ export function useEmulator(options: UseEmulatorOptions = {}): EmulatorFixture {
   let started = false;
   const refill = () => {
     for (const key of Object.keys(env)) delete env[key];
-    Object.assign(env, { ...emu.env, AIP_CONFIG_DIR: tempConfigDir(), AIP_PROJECT: project });
+    const configDir = tempConfigDir();
+    Object.assign(env, {
+      ...emu.env,
+      AIP_CONFIG_DIR: configDir,
+      AIP_DATA_DIR: join(configDir, 'data'),
+      AIP_PROJECT: project,
+    });
   };
   beforeAll(async () => {
     Object.assign(emu, await startTestEmulator(emulatorOptions));

@@ -22,12 +22,14 @@ export interface Spawned {
 }
 
 /**
- * PATH, a HOME that is not the developer's, no keychain, and the run's TMPDIR and AIP_TEST_RUN (test/global-setup.ts:
+ * PATH, a HOME that is not the developer's, no keychain, and the run's TMPDIR, AIP_TEST_RUN and AIP_DATA_DIR (test/global-setup.ts:
  * what the process leaves in the temporary directory, or leaves running, is then seen), under `extra`.
  */
 export function aipEnv(extra: Record<string, string> = {}): Record<string, string> {
   const run: Record<string, string> = {};
-  for (const key of ['TMPDIR', 'AIP_TEST_RUN'] as const) {
+  // AIP_DATA_DIR: the run's (test/global-setup.ts), so that a process's history is never kept in a
+  // HOME of the machine's, nor warned about where HOME is /nonexistent.
+  for (const key of ['TMPDIR', 'AIP_TEST_RUN', 'AIP_DATA_DIR'] as const) {
     const value = process.env[key];
     if (value !== undefined) run[key] = value;
   }
@@ -64,6 +66,12 @@ export function collect(child: ChildProcess, timeoutMs?: number): Promise<Spawne
   });
 }
 
+/**
+ * Another user cannot write the run's data directory (root's, 0700): their processes keep no history,
+ * as they would keep theirs in their own home, which the tests do not make.
+ */
+export const AS_ANOTHER_USER = { AIP_HISTORY: 'off' };
+
 /** Runs aip to its end; `user` runs it as another user (root's tests of what a user is refused). */
 export function runAip(
   args: string[],
@@ -76,7 +84,7 @@ export function runAip(
   } = {},
 ): Promise<Spawned> {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: aipEnv(options.env),
+    env: aipEnv({ ...(options.user ? AS_ANOTHER_USER : {}), ...options.env }),
     stdio: 'pipe',
     ...options.user,
   });

@@ -35,7 +35,7 @@ import { startTestEmulator, type TestEmulator } from '../helpers/emulator.js';
 import { patience } from '../helpers/patience.js';
 import { freePort } from '../helpers/ports.js';
 import { hasScript } from '../helpers/pty.js';
-import { aipEnv, BIN, runAip, type Spawned } from '../helpers/spawn.js';
+import { AS_ANOTHER_USER, aipEnv, BIN, runAip, type Spawned } from '../helpers/spawn.js';
 import { leftInTemp } from '../helpers/temp.js';
 
 type Kind = 'ENOSPC' | 'EDQUOT' | 'EROFS' | 'EACCES';
@@ -236,7 +236,7 @@ function repl(
     'script',
     ['-qec', `stty cols 250 rows 50; exec ${quoted}`, '/dev/null'],
     {
-      env: aipEnv(env),
+      env: aipEnv({ ...(user ? AS_ANOTHER_USER : {}), ...env }),
       stdio: ['pipe', 'pipe', 'pipe'],
       ...user,
     },

@@ -89,6 +89,14 @@ async function submit(
     // ISO 8601 whatever form the server's time has (and the local clock's when it gives none).
     created_at: isoTime(job.created_at) ?? new Date().toISOString(),
   };
+  ctx.history.created({
+    what: 'job',
+    id: job.id,
+    name: entry.model,
+    kind,
+    base_url: entry.base_url,
+    profile: ctx.settings.profile,
+  });
   try {
     await rememberJob(record, entry);
   } catch (error) {

@@ -66,6 +66,13 @@ export async function runCreate(ctx: Context, opts: CreateOptions): Promise<void
   printModel(ctx, model);
   // On GitHub Actions, for the steps after: `${{ steps.<id>.outputs.model-id }}`.
   githubActions(ctx)?.setOutputs({ 'model-id': model.id });
+  ctx.history.created({
+    what: 'model',
+    id: model.id,
+    name: `${model.entity}/${model.project}/${model.name}`,
+    base_url: ctx.serviceUrl('training'),
+    profile: ctx.settings.profile,
+  });
   try {
     await rememberModel(record, {
       id: model.id,

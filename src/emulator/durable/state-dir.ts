@@ -1,17 +1,11 @@
-// Where `aip emulator` keeps its state unless told otherwise: a data directory of aip's own, as each
-// system has them (XDG_DATA_HOME on Linux and other Unixes, Application Support on macOS, LOCALAPPDATA
-// on Windows). AIP_DATA_DIR overrides it, as AIP_CONFIG_DIR does the config's.
+// Where `aip emulator` keeps its state unless told otherwise: emulator/ in aip's data directory
+// (fs/data-dir.ts).
 
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { aipDataDir } from '../../fs/data-dir.js';
 
 type Env = Record<string, string | undefined>;
 
 export function defaultStateDir(env: Env, platform: NodeJS.Platform = process.platform): string {
-  if (env.AIP_DATA_DIR) return join(env.AIP_DATA_DIR, 'emulator');
-  const home = env.HOME || homedir();
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'aip', 'emulator');
-  if (platform === 'win32')
-    return join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'aip', 'emulator');
-  return join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'aip', 'emulator');
+  return join(aipDataDir(env, platform), 'emulator');
 }

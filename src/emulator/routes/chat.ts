@@ -100,12 +100,21 @@ async function complete(x: Exchange): Promise<void> {
     // stream of it takes as long). A client gone meanwhile gets nothing.
     const wait = x.state.unstreamedTokenMs * sampled.usage.completion_tokens;
     if (wait > 0 && !(await waitForClient(wait, x.res))) return;
+    x.usage = usageOf(sampled);
     x.send(200, completionObject(meta, sampled));
     return;
   }
   const includeUsage = isObject(body.stream_options) && body.stream_options.include_usage === true;
+  // Charged only if the whole stream goes out (a client that leaves takes part of it): steps/record.ts.
+  x.usage = usageOf(sampled);
+  x.usageIfFinished = true;
   await stream(x, meta, sampled, includeUsage);
 }
+
+const usageOf = (sampled: { usage: { prompt_tokens: number; completion_tokens: number } }) => ({
+  prompt_tokens: sampled.usage.prompt_tokens,
+  completion_tokens: sampled.usage.completion_tokens,
+});
 
 export function registerChatRoutes(router: EmulatorRouter): void {
   for (const path of [

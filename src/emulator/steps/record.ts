@@ -28,6 +28,7 @@ export function record(c: InFlight, emulator: EmulatorParts): Outcome {
       status: null,
       fault: null,
       duration_ms: null,
+      usage: null,
     },
     c.x.received.length,
   );
@@ -42,6 +43,8 @@ export function record(c: InFlight, emulator: EmulatorParts): Outcome {
   res.once('close', () => {
     rec.status = res.headersSent ? res.statusCode : null;
     rec.duration_ms = Math.round((performance.now() - c.started) * 100) / 100;
+    const whole = !c.x.usageIfFinished || res.writableFinished;
+    rec.usage = whole ? (c.x.usage ?? null) : null;
     requests.finish(rec);
     emulator.log?.(
       `${rec.status ?? '---'} ${method} ${path}${rec.fault ? ` [fault: ${rec.fault}]` : ''} ${rec.duration_ms} ms`,

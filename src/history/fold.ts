@@ -1,0 +1,170 @@
+// Folding the journal (journal.ts: one file a process, one event a line) into the store. Each file is
+// read from where the last fold stopped (journal_offsets) to its last complete line, and what is read
+// is written in one transaction with the offset reached: a process killed mid-fold leaves either all of
+// a batch or none of it, and the next fold starts where the last commit left off, so nothing is folded
+// twice. A finished file is deleted once folded, then its offset; an unfinished one (its process is
+// still running: a rollout of hours) is folded on from its offset next time.
+//
+// Finished means: its last complete line is `end`; or its process is gone (this machine's, by the host
+// tag in its name, and no process has its pid); or, from another machine (a shared home), it has not
+// changed for STALE_ELSEWHERE_MS. A torn last line (a process killed in the middle of a write) is
+// never folded: a finished file's is dropped with it.
+
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { isProcessAlive } from '../fs/atomic-write.js';
+import { removeFile } from '../fs/remove-file.js';
+import { applyEvent, type EventTarget, eventTarget } from './apply.js';
+import { journalHostTag } from './paths.js';
+import type { SqliteDriver } from './sqlite.js';
+
+/** A journal file's name: `<epochMs>-<pid>-<hostTag>-<random>.jsonl`. */
+const JOURNAL_NAME = /^(\d+)-(\d+)-([0-9a-f]{8})-([0-9a-z]+)\.jsonl$/;
+/** A file from another machine unchanged this long is taken as finished (its process cannot be asked). */
+export const STALE_ELSEWHERE_MS = 24 * 3600 * 1000;
+/** Read this much at a time, each batch one transaction (more for a line longer than that). */
+const CHUNK_BYTES = 4 * 1024 * 1024;
+
+interface Offset {
+  offset: number;
+  lastKind: string | null;
+  run: string | null;
+}
+
+/** Whether the file's process can no longer write to it. Asked before it is read, so nothing is missed. */
+function processGone(name: string, mtimeMs: number, now: number): boolean {
+  const match = JOURNAL_NAME.exec(name)!;
+  const pid = Number(match[2]);
+  if (match[3] === journalHostTag(hostname())) return pid !== process.pid && !isProcessAlive(pid);
+  return now - mtimeMs > STALE_ELSEWHERE_MS;
+}
+
+function readOffset(db: SqliteDriver, name: string): Offset {
+  const row = db.prepare('SELECT offset, last_kind, run FROM journal_offsets WHERE file = ?').get(name);
+  return {
+    offset: Number(row?.offset ?? 0),
+    lastKind: row?.last_kind == null ? null : String(row.last_kind),
+    run: row?.run == null ? null : String(row.run),
+  };
+}
+
+/** The events of a batch of complete lines; a line that is not an event (not JSON, not an object) is skipped. */
+function parseLines(text: string): unknown[] {
+  const events: unknown[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    try {
+      events.push(JSON.parse(line));
+    } catch {
+      // not written by aip's journal, which writes whole lines: nothing to keep
+    }
+  }
+  return events;
+}
+
+/** Folds what the file holds past its offset; returns the events folded and where it stands. */
+function foldFrom(
+  db: SqliteDriver,
+  path: string,
+  name: string,
+  start: Offset,
+): { events: number; at: Offset } {
+  const fd = openSync(path, 'r');
+  const target: EventTarget = eventTarget(db);
+  const at = { ...start };
+  let events = 0;
+  const saveOffset = db.prepare(
+    'INSERT OR REPLACE INTO journal_offsets (file, offset, last_kind, run) VALUES (?, ?, ?, ?)',
+  );
+  try {
+    let size = CHUNK_BYTES;
+    for (;;) {
+      const buffer = Buffer.alloc(size);
+      const n = readSync(fd, buffer, 0, size, at.offset);
+      if (n === 0) break;
+      const end = buffer.subarray(0, n).lastIndexOf(0x0a);
+      if (end < 0) {
+        // A line longer than the chunk, or a torn tail: read more, or stop at the end of the file.
+        if (at.offset + n >= fstatSync(fd).size) break;
+        size *= 2;
+        continue;
+      }
+      const batch = parseLines(buffer.toString('utf8', 0, end));
+      db.transaction(() => {
+        for (const event of batch) {
+          const kind = applyEvent(target, event);
+          if (kind === undefined) continue;
+          at.lastKind = kind;
+          if (kind === 'begin') at.run = String((event as { run: string }).run);
+        }
+        at.offset += end + 1;
+        saveOffset.run(name, at.offset, at.lastKind, at.run);
+      });
+      events += batch.length;
+      size = CHUNK_BYTES;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { events, at };
+}
+
+/** A finished file's invocation that never said how it ended (its process was killed): ended when it last wrote. */
+function markUnended(db: SqliteDriver, run: string | null, mtimeMs: number): void {
+  if (run === null) return;
+  db.prepare('UPDATE invocations SET ended_at = ? WHERE run = ? AND ended_at IS NULL').run(
+    new Date(mtimeMs).toISOString(),
+    run,
+  );
+}
+
+function foldFile(db: SqliteDriver, dir: string, name: string, now: number): number {
+  const path = join(dir, name);
+  let mtimeMs: number;
+  try {
+    mtimeMs = statSync(path).mtimeMs;
+  } catch {
+    return 0; // gone meanwhile
+  }
+  const gone = processGone(name, mtimeMs, now);
+  const { events, at } = foldFrom(db, path, name, readOffset(db, name));
+  if (!gone && at.lastKind !== 'end') return events;
+  db.transaction(() => {
+    if (at.lastKind !== 'end') markUnended(db, at.run, mtimeMs);
+  });
+  // The file first, then its offset: killed between the two, a stale offset is cleared next time.
+  try {
+    removeFile(path);
+  } catch {
+    // Not removable (a read-only directory): its offset stays, so it is not folded again.
+    return events;
+  }
+  db.transaction(() => db.prepare('DELETE FROM journal_offsets WHERE file = ?').run(name));
+  return events;
+}
+
+/** Folds every journal file (finished or not), oldest first; returns how many events were folded. */
+export function foldJournal(db: SqliteDriver, dir: string, now = Date.now()): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => JOURNAL_NAME.test(name));
+  } catch {
+    names = [];
+  }
+  names.sort((a, b) => Number(a.split('-')[0]) - Number(b.split('-')[0]) || a.localeCompare(b));
+  let events = 0;
+  for (const name of names) events += foldFile(db, dir, name, now);
+  // Offsets of files no longer there (deleted by a fold killed before it cleared their offset).
+  const present = new Set(names);
+  const stale = db
+    .prepare('SELECT file FROM journal_offsets')
+    .all()
+    .map((row) => String(row.file))
+    .filter((file) => !present.has(file));
+  if (stale.length > 0)
+    db.transaction(() => {
+      for (const file of stale) db.prepare('DELETE FROM journal_offsets WHERE file = ?').run(file);
+    });
+  return events;
+}
