@@ -31,12 +31,17 @@ function define(jobs: Parent) {
       ),
     )
     .addOption(new Option('--state <state>', 'only the jobs in this state').choices(STATES))
-    .option('--limit <n>', 'at most this many jobs (the newest)', parseCount);
+    .option('--limit <n>', 'at most this many jobs (the newest)', parseCount)
+    .option(
+      '--all-profiles',
+      'every job this machine created, whichever profile and base URL: each asked through its own profile, with a profile column',
+    );
   return examples(list, [
     'aip jobs list',
     'aip jobs list --state failed',
     'aip jobs list --model agent-001 --limit 5 --json',
     'aip jobs list --state gone -q | xargs -r aip jobs forget',
+    'aip jobs list --all-profiles --json',
   ]);
 }
 
