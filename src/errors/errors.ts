@@ -11,6 +11,7 @@ export const ExitCode = {
   rateLimited: 6,
   waitTimeout: 7,
   jobStalled: 8,
+  budgetReached: 9,
   interrupted: 130,
   terminated: 143,
 } as const;
@@ -44,6 +45,11 @@ export const EXIT_CODE_TABLE: ReadonlyArray<{ code: ExitCodeValue; meaning: stri
   {
     code: ExitCode.jobStalled,
     meaning: 'the job stalled: no new event within --stall while waiting (the job keeps running)',
+  },
+  {
+    code: ExitCode.budgetReached,
+    meaning:
+      'a budget (--max-cost, --max-total-tokens) was reached: no more requests were sent, what was written is kept, --resume carries on',
   },
   { code: ExitCode.interrupted, meaning: 'interrupted (Ctrl-C)' },
   { code: ExitCode.terminated, meaning: 'terminated (SIGTERM), after stopping cleanly' },
@@ -121,6 +127,15 @@ export class JobStalledError extends CliError {
   override name = 'JobStalledError';
 }
 
+/**
+ * A budget of rollouts, eval or train rl was reached (budget/budget.ts): the requests in flight were
+ * answered and kept, no other was sent. Its own code: a script must tell "spent what it was allowed"
+ * from a failure.
+ */
+export class BudgetReachedError extends CliError {
+  override name = 'BudgetReachedError';
+}
+
 /** Ctrl-C (or SIGTERM: a CI runner cancelling the step): the user asked to stop. */
 export class InterruptedError extends CliError {
   override name = 'InterruptedError';
@@ -166,6 +181,7 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof JobFailedError) return ExitCode.jobFailed;
   if (error instanceof WaitTimeoutError) return ExitCode.waitTimeout;
   if (error instanceof JobStalledError) return ExitCode.jobStalled;
+  if (error instanceof BudgetReachedError) return ExitCode.budgetReached;
   if (error instanceof InterruptedError)
     return error.signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted;
   return ExitCode.error;

@@ -5,6 +5,7 @@
 // --diff the tasks that changed. Checkpoint names and task ids are outside text (the command line's,
 // the tasks file's): cut and escaped, and the tables capped (ci/summary-table.ts).
 
+import { costCell, tokensOf } from '../budget/start.js';
 import type { GitHubActions } from '../ci/github.js';
 import { cappedTable, markdownCell } from '../ci/summary-table.js';
 import { plural } from '../output/plural.js';
@@ -42,7 +43,7 @@ function outputs(verdict: EvalVerdict) {
 
 function checkpointTable(report: EvalReport): string {
   return cappedTable(
-    ['checkpoint', 'samples', 'mean reward', 'std', 'pass rate', 'failed'],
+    ['checkpoint', 'samples', 'mean reward', 'std', 'pass rate', 'failed', 'tokens', 'cost'],
     report.checkpoints.map((c) => [
       markdownCell(c.model),
       String(c.samples),
@@ -50,6 +51,8 @@ function checkpointTable(report: EvalReport): string {
       fixed(c.std),
       percent(c.pass_rate),
       String(c.failed),
+      String(tokensOf(c.spent)),
+      costCell(c.spent),
     ]),
     { more: (n) => `… and ${plural(n, 'more checkpoint')}` },
   );

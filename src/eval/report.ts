@@ -2,6 +2,8 @@
 // whose mean reward changed, then how many tasks improved, got worse or stayed the same from the first
 // checkpoint to the last. --json puts all of it in one document.
 
+import type { Spent } from '../budget/budget.js';
+import { addSpent, costCell, tokensOf } from '../budget/start.js';
 import type { IO } from '../output/io.js';
 import { printTable } from '../output/table.js';
 import type { ChangeCounts, CheckpointStats, TaskDiff } from './statistics.js';
@@ -11,6 +13,8 @@ export interface CheckpointResult extends CheckpointStats {
   model: string;
   /** The Training API model it resolved to. */
   uri: string;
+  /** What its samples (and a judge's verdicts on them) used. */
+  spent: Spent;
 }
 
 export interface EvalReport {
@@ -25,6 +29,16 @@ export const percent = (value: number | null) => (value === null ? '–' : `${(v
 export const signed = (value: number | null) =>
   value === null ? '–' : `${value > 0 ? '+' : value < 0 ? '-' : ''}${Math.abs(value).toFixed(3)}`;
 
+/** Every checkpoint's spend together. */
+export function totalSpent(report: EvalReport): Spent {
+  return report.checkpoints.reduce<Spent>((sum, c) => addSpent(sum, c.spent), {
+    requests: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cost: 0,
+  });
+}
+
 export function evalDocument(report: EvalReport): Record<string, unknown> {
   return {
     seed: report.seed,
@@ -37,7 +51,9 @@ export function evalDocument(report: EvalReport): Record<string, unknown> {
       std: c.std,
       pass_rate: c.pass_rate,
       failed: c.failed,
+      spent: c.spent,
     })),
+    spent: totalSpent(report),
     ...(report.diff ? { tasks: report.diff.tasks, changes: report.diff.counts } : {}),
   };
 }
@@ -54,6 +70,8 @@ export function printEval(io: IO, report: EvalReport): void {
       value: (c) => c.failed,
       color: (text, c, style) => (c.failed > 0 ? style.yellow(text) : text),
     },
+    { header: 'tokens', value: (c) => tokensOf(c.spent) },
+    { header: 'cost', value: (c) => costCell(c.spent) },
   ]);
   if (!report.diff) return;
   const { tasks, counts } = report.diff;

@@ -17,7 +17,7 @@
 
 import type OpenAI from 'openai';
 import type { Context } from '../context.js';
-import { ApiError, CliError, NetworkError, UsageError } from '../errors/errors.js';
+import { ApiError, BudgetReachedError, CliError, NetworkError, UsageError } from '../errors/errors.js';
 import { isObject } from '../lib/json.js';
 import { seedFrom } from '../lib/seeded-random.js';
 import {
@@ -98,7 +98,7 @@ class Judge {
 
   async ask(task: Task, replies: readonly JudgedReply[], which: string, stop: AbortSignal) {
     const { ctx, setup } = this;
-    const { openaiClient, sdkCall } = await import('../api/openai.js');
+    const { openaiClient, meteredCall } = await import('../api/openai.js');
     this.client ??= await openaiClient(ctx, 'inference');
     const client = this.client;
     const body = {
@@ -127,14 +127,17 @@ class Judge {
       });
     };
     try {
-      const completion = await sdkCall(client, where, attempt, {
+      const completion = await meteredCall(client, where, attempt, {
         signal: stop,
         onThrottled: (ms) => this.throttled(ms, stop),
+        meter: { purpose: 'judge', model: setup.model, request: body },
       });
       this.throttle.answered();
       return { ok: true as const, answer: answerOf(completion) };
     } catch (error) {
       if (stop.aborted) return { ok: false as const, reason: 'stopped' };
+      // Not the judge's failure, nor the trajectory's: the run stops (rollouts/run.ts).
+      if (error instanceof BudgetReachedError) throw error;
       const { APIUserAbortError } = await import('openai');
       if (deadline?.aborted && error instanceof APIUserAbortError)
         return { ok: false as const, reason: `the judge took more than ${setup.timeoutMs / 1000}s` };

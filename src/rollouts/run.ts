@@ -10,7 +10,7 @@
 import { setMaxListeners } from 'node:events';
 import type OpenAI from 'openai';
 import type { Context } from '../context.js';
-import { CliError } from '../errors/errors.js';
+import { BudgetReachedError, CliError } from '../errors/errors.js';
 import { seedFrom } from '../lib/seeded-random.js';
 import { AdaptiveLimit } from './adaptive-limit.js';
 import { buildGroup, GroupAssembler, type Outcome, type RunOrigin } from './group.js';
@@ -142,6 +142,11 @@ class Rollout {
   readonly origin: RunOrigin;
   readonly where: { url: string; timeoutMs: number };
   fatal: unknown;
+  /**
+   * The budget was reached (budget/budget.ts): no slot starts any more, but those in flight finish
+   * and their groups are written, unlike a failure, which stops them.
+   */
+  budgetReached: BudgetReachedError | undefined;
 
   constructor(
     ctx: Context,
@@ -175,6 +180,10 @@ class Rollout {
 
   /** Ends the run with `error` (the first one wins); what was written stays. */
   fail(error: unknown): void {
+    if (error instanceof BudgetReachedError) {
+      this.budgetReached ??= error;
+      return;
+    }
     this.fatal ??= error;
     this.stop.abort();
   }
@@ -246,6 +255,11 @@ class Rollout {
         this.throttled(permit, ms),
       );
     } catch (error) {
+      if (error instanceof BudgetReachedError) {
+        // Refused before it was sent: nothing to trace or count.
+        permit.release('ok');
+        return this.fail(error);
+      }
       await endTrace?.({ error });
       permit.release('failed');
       totals.requests++;
@@ -294,9 +308,12 @@ class Rollout {
   }
 }
 
-function* slotsOf(plan: RolloutPlan): Generator<Slot> {
+function* slotsOf(plan: RolloutPlan, run: Rollout): Generator<Slot> {
   for (const task of plan.tasks)
-    for (let sample = 0; sample < plan.groupSize; sample++) yield { task, sample };
+    for (let sample = 0; sample < plan.groupSize; sample++) {
+      if (run.budgetReached) return;
+      yield { task, sample };
+    }
 }
 
 export async function runRollouts(
@@ -312,7 +329,7 @@ export async function runRollouts(
   const onAbort = () => run.stop.abort();
   signal.addEventListener('abort', onAbort, { once: true });
   try {
-    await runSlots(slotsOf(plan), run.limit, run.stop.signal, (slot, permit) =>
+    await runSlots(slotsOf(plan, run), run.limit, run.stop.signal, (slot, permit) =>
       run.runSlot(slot, permit).catch((error) => run.fail(error)),
     );
   } finally {
@@ -322,5 +339,6 @@ export async function runRollouts(
     await plan.score.close?.();
   }
   if (run.fatal) throw run.fatal;
+  if (run.budgetReached) throw run.budgetReached;
   return run.totals;
 }

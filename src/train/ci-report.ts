@@ -5,6 +5,7 @@
 // iteration's mean reward, and the run directory (to upload, or to resume). A summary: a row per
 // iteration (the last ones of a long run) and the mean reward over the iterations as a chart.
 
+import { costCell, tokensOf } from '../budget/start.js';
 import { lineChart } from '../ci/chart.js';
 import type { GitHubActions } from '../ci/github.js';
 import { markdownCodeBlock, markdownTable } from '../ci/markdown.js';
@@ -39,7 +40,18 @@ const meanOf = (i: IterationRecord) =>
 
 function iterationTable(iterations: readonly IterationRecord[]): string {
   return cappedTable(
-    ['iteration', 'step sampled', 'mean reward', 'trajectories', 'failed', 'job', 'state', 'checkpoint made'],
+    [
+      'iteration',
+      'step sampled',
+      'mean reward',
+      'trajectories',
+      'failed',
+      'job',
+      'state',
+      'checkpoint made',
+      'tokens',
+      'cost',
+    ],
     iterations.map((i) => [
       String(i.iteration),
       String(i.checkpoint_step),
@@ -49,6 +61,8 @@ function iterationTable(iterations: readonly IterationRecord[]): string {
       markdownCell(i.job_id ?? ''),
       stateOf(i),
       i.new_checkpoint_step === undefined ? '' : `step ${i.new_checkpoint_step}`,
+      String(tokensOf(i.usage) ?? ''),
+      costCell(i.usage),
     ]),
     {
       keep: 'last',

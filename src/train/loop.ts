@@ -9,6 +9,7 @@
 // otherwise the request in flight (a create, above all) is let finish and recorded before the run
 // stops; everything stays, and the message gives the command that resumes.
 
+import { addSpent, spentSince } from '../budget/start.js';
 import type { Context } from '../context.js';
 import { CliError, InterruptedError, JobFailedError } from '../errors/errors.js';
 import { jobCheckpoint } from '../jobs/job-checkpoint.js';
@@ -189,14 +190,24 @@ async function runIteration(
   if (!iteration.rollouts) {
     const model = `wandb-artifact:///${run.state.model.name}:step${iteration.checkpoint_step}`;
     const file = run.path(iteration.groups_file);
-    const done = await deps.sampleIteration(
-      ctx,
-      iteration,
-      { file, model, label },
-      setup.tasks,
-      setup.sampling,
-      signal,
-    );
+    const before = ctx.budget ? { ...ctx.budget.spent } : undefined;
+    let done: boolean;
+    try {
+      done = await deps.sampleIteration(
+        ctx,
+        iteration,
+        { file, model, label },
+        setup.tasks,
+        setup.sampling,
+        signal,
+      );
+    } finally {
+      // Kept however the sampling ended: a budget reached, a failure, Ctrl-C.
+      if (before && ctx.budget) {
+        iteration.usage = addSpent(iteration.usage, spentSince(before, ctx.budget.spent));
+        run.save();
+      }
+    }
     if (!done) stopped(ctx, run, iteration, setup);
     iteration.rollouts = summarizeGroups(await readGroups());
     run.save();

@@ -5,6 +5,7 @@
 
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { Spent } from '../budget/budget.js';
 import { UsageError } from '../errors/errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { writeError } from '../fs/write-error.js';
@@ -54,6 +55,8 @@ export interface IterationRecord {
   groups_file: string;
   /** Set once every task's group is in the file. */
   rollouts?: RolloutSummary;
+  /** What its rollouts used (samples, a judge's verdicts), added up over every --resume that sampled. */
+  usage?: Spent;
   /** --log-split: `sending` is written before the request, `logged` after its answer. */
   log?: { split: string; state: 'sending' | 'logged' | 'unknown' };
   /** Written before the create is sent: with no job_id beside it, whether the job exists is unknown. */

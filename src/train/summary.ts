@@ -2,6 +2,8 @@
 // reward, trajectories, failures, its job and how the job ended) and, on a terminal, the mean reward
 // drawn over the iterations; --json prints run.json's content (with the run directory) instead.
 
+import type { Spent } from '../budget/budget.js';
+import { addSpent, costCell, describeSpent, tokensOf } from '../budget/start.js';
 import type { Context } from '../context.js';
 import { lineChart } from '../output/plot.js';
 import { printTable } from '../output/table.js';
@@ -14,10 +16,20 @@ export function stateOf(iteration: IterationRecord): string {
   return iteration.rollouts ? 'sampled' : 'sampling';
 }
 
+/** What every iteration's rollouts used, over every part of the run. */
+export function runSpent(run: RunDir): Spent {
+  return run.state.iterations.reduce<Spent>((sum, i) => (i.usage ? addSpent(sum, i.usage) : sum), {
+    requests: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cost: 0,
+  });
+}
+
 export function printRunSummary(ctx: Context, run: RunDir): void {
   const { io } = ctx;
   if (ctx.json) {
-    io.json({ run_dir: run.dir, ...run.state });
+    io.json({ run_dir: run.dir, ...run.state, spent: runSpent(run) });
     return;
   }
   const { iterations } = run.state;
@@ -33,7 +45,10 @@ export function printRunSummary(ctx: Context, run: RunDir): void {
     { header: 'failed', value: (i) => i.rollouts?.failed },
     { header: 'job', value: (i) => i.job_id },
     { header: 'state', value: stateOf },
+    { header: 'tokens', value: (i) => tokensOf(i.usage) },
+    { header: 'cost', value: (i) => costCell(i.usage) },
   ]);
+  io.info(`Spent ${describeSpent(runSpent(run))} over the run`);
   // A chart is for a person: piped, the rows above are the result, and lines of braille would not be.
   const points = iterations.flatMap((i) =>
     typeof i.rollouts?.mean_reward === 'number' ? [[i.iteration, i.rollouts.mean_reward] as const] : [],

@@ -26,6 +26,7 @@ interface Checkpoint {
   std: number | null;
   pass_rate: number | null;
   failed: number;
+  spent: { requests: number; prompt_tokens: number; completion_tokens: number; cost: number | null };
 }
 interface EvalDocument {
   checkpoints: Checkpoint[];
@@ -77,7 +78,7 @@ async function results(tasks: string, ...extra: string[]): Promise<EvalDocument>
   return JSON.parse(r.stdout);
 }
 const row = (c: Checkpoint) =>
-  `| ${c.model} | ${c.samples} | ${c.mean!.toFixed(3)} | ${c.std!.toFixed(3)} | ${(c.pass_rate! * 100).toFixed(1)}% | ${c.failed} |`;
+  `| ${c.model} | ${c.samples} | ${c.mean!.toFixed(3)} | ${c.std!.toFixed(3)} | ${(c.pass_rate! * 100).toFixed(1)}% | ${c.failed} | ${c.spent.prompt_tokens + c.spent.completion_tokens} | ${c.spent.cost === null ? 'unknown' : `$${c.spent.cost.toFixed(4)}`} |`;
 
 describe('eval on GitHub Actions', () => {
   it('under --fail-under (the built CLI, exit 1): outputs for the gate, and a summary that says why', async () => {
@@ -110,7 +111,7 @@ describe('eval on GitHub Actions', () => {
       '24 tasks, 1 sample each, seed 0, pass threshold 1: the same requests for every checkpoint\n',
     );
     expect(text).toContain(
-      `| checkpoint | samples | mean reward | std | pass rate | failed |\n| --- | --- | --- | --- | --- | --- |\n${row(early)}\n${row(late)}\n`,
+      `| checkpoint | samples | mean reward | std | pass rate | failed | tokens | cost |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n${row(early)}\n${row(late)}\n`,
     );
     expect(text).toContain(
       `**--fail-under ${bar}**: ${LATE} has a mean reward of ${late.mean!.toFixed(3)}, under it: failed\n`,
@@ -146,7 +147,16 @@ describe('eval on GitHub Actions', () => {
     expect(r.code).toBe(1);
     expect(outputs()).toMatchObject({ 'mean-reward': '', 'pass-rate': '', passed: 'false' });
     expect(JSON.parse(outputs().results!)).toEqual([
-      { model: LATE, uri: expect.any(String), samples: 3, mean: null, std: null, pass_rate: null, failed: 3 },
+      {
+        model: LATE,
+        uri: expect.any(String),
+        samples: 3,
+        mean: null,
+        std: null,
+        pass_rate: null,
+        failed: 3,
+        spent: expect.objectContaining({ requests: 3 }),
+      },
     ]);
     const text = summary();
     expect(text).toMatch(/^### Eval failed\n\nno sample of agent:step4 was scored: /);

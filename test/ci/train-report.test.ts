@@ -23,6 +23,7 @@ interface Iteration {
   job_id: string;
   job_state?: string;
   new_checkpoint_step?: number;
+  usage: { requests: number; prompt_tokens: number; completion_tokens: number; cost: number | null };
 }
 
 let tasks: string;
@@ -47,7 +48,7 @@ const outputs = () => stepOutputs(runner);
 const summary = () => stepSummary(runner);
 const artifact = (step: number) => `wandb-artifact:///local/demo/agent:step${step}`;
 const row = (i: Iteration) =>
-  `| ${i.iteration} | ${i.checkpoint_step} | ${i.rollouts.mean_reward.toFixed(3)} | ${i.rollouts.trajectories} | ${i.rollouts.failed} | ${i.job_id} | ${i.job_state} | ${i.new_checkpoint_step === undefined ? '' : `step ${i.new_checkpoint_step}`} |`;
+  `| ${i.iteration} | ${i.checkpoint_step} | ${i.rollouts.mean_reward.toFixed(3)} | ${i.rollouts.trajectories} | ${i.rollouts.failed} | ${i.job_id} | ${i.job_state} | ${i.new_checkpoint_step === undefined ? '' : `step ${i.new_checkpoint_step}`} | ${i.usage.prompt_tokens + i.usage.completion_tokens} | ${i.usage.cost === null ? 'unknown' : `$${i.usage.cost.toFixed(4)}`} |`;
 
 describe('train rl on GitHub Actions', () => {
   it('to its end: the last job, its checkpoint and mean reward; a row per iteration and a chart', async () => {
@@ -71,8 +72,8 @@ describe('train rl on GitHub Actions', () => {
     expect(text).toContain(`| **Checkpoint** | ${artifact(6)} |\n`);
     expect(text).toContain(
       [
-        '| iteration | step sampled | mean reward | trajectories | failed | job | state | checkpoint made |',
-        '| --- | --- | --- | --- | --- | --- | --- | --- |',
+        '| iteration | step sampled | mean reward | trajectories | failed | job | state | checkpoint made | tokens | cost |',
+        '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
         ...done.map(row),
         '',
       ].join('\n'),

@@ -220,6 +220,8 @@ const OPTION_VALUES = {
   'aip eval --reward': 'reward',
   'aip eval --report': 'file',
   'aip eval --rubric': 'file',
+  'aip history list --job': 'job',
+  'aip history list --model': 'model',
   'aip eval --save': 'file',
   'aip eval --tasks': 'file',
   'aip jobs create rl --model': 'model',

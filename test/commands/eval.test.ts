@@ -32,6 +32,7 @@ interface EvalDocument {
     std: number | null;
     pass_rate: number | null;
     failed: number;
+    spent: { requests: number; prompt_tokens: number; completion_tokens: number; cost: number | null };
   }>;
   tasks?: Array<{ id: string; means: Array<number | null>; change: number | null }>;
   changes?: { improved: number; worse: number; unchanged: number; unscored: number };
@@ -155,6 +156,8 @@ describe('aip eval', () => {
       'STD',
       'PASS RATE',
       'FAILED',
+      'TOKENS',
+      'COST',
     ]);
     const row = (i: number) => {
       const c = doc.checkpoints[i]!;
@@ -165,6 +168,8 @@ describe('aip eval', () => {
         c.std!.toFixed(3),
         `${(c.pass_rate! * 100).toFixed(1)}%`,
         '0',
+        String(c.spent.prompt_tokens + c.spent.completion_tokens),
+        c.spent.cost === null ? 'unknown' : `$${c.spent.cost.toFixed(4)}`,
       ];
     };
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/))).toEqual([row(0), row(1)]);

@@ -97,6 +97,9 @@ function problem(tree: Command, words: readonly string[]): string | undefined {
     const here = chain.at(-1)!;
     if (word.startsWith('-') && word !== '-') {
       const flag = word.split('=')[0]!;
+      // `aip history --since 7d`: the options of a noun's default verb (commander's isDefault).
+      const fallback = defaultVerb(here);
+      if (!optionOf(chain, flag) && fallback) chain.push(fallback);
       const owner = optionOf(chain, flag);
       if (!owner) return `${flag} is no option of aip ${path()}`;
       if (!word.includes('=') && takesValue(owner, flag)) i++;
@@ -112,6 +115,12 @@ function problem(tree: Command, words: readonly string[]): string | undefined {
   }
   return undefined;
 }
+
+/** The verb a noun runs when it is given none (`aip usage` → `aip usage summary`), if any. */
+const defaultVerb = (command: Command) => {
+  const name = (command as unknown as { _defaultCommandName: string | null })._defaultCommandName;
+  return name ? command.commands.find((c) => c.name() === name) : undefined;
+};
 
 /** Whether the command runs by itself (`aip emulator`), or only names its subcommands (`aip models`). */
 const hasAction = (command: Command) =>

@@ -32,6 +32,7 @@ interface Iteration {
   new_checkpoint_step?: number;
   log?: { split: string; state: string };
   failed_jobs?: Array<{ job_id: string }>;
+  usage?: { requests: number; prompt_tokens: number; completion_tokens: number; cost: number | null };
 }
 interface RunJson {
   model: { id: string; name: string };
@@ -127,6 +128,8 @@ describe('aip train rl', () => {
           0,
           i.job_id,
           'succeeded',
+          i.usage!.prompt_tokens + i.usage!.completion_tokens,
+          i.usage!.cost === null ? 'unknown' : `$${i.usage!.cost.toFixed(4)}`,
         ].join('\t'),
       ),
     );

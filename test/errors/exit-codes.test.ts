@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ApiError,
   AuthError,
+  BudgetReachedError,
   CommandFailedError,
   EXIT_CODE_TABLE,
   exitCodeFor,
@@ -138,6 +139,7 @@ describe('the one mapping from errors to exit codes', () => {
       [new JobFailedError('x'), 5],
       [new WaitTimeoutError('x'), 7],
       [new JobStalledError('x'), 8],
+      [new BudgetReachedError('x'), 9],
       [new InterruptedError(), 130],
     ];
     for (const [status, code] of [
@@ -163,7 +165,7 @@ describe('the one mapping from errors to exit codes', () => {
     expect(r.code).toBe(0);
     const documented = r.stdout.split('\n').flatMap((line) => /^ {2}(\d+) +(.+)$/.exec(line)?.slice(1) ?? []);
     expect(documented).toEqual(EXIT_CODE_TABLE.flatMap((row) => [String(row.code), row.meaning]));
-    expect(EXIT_CODE_TABLE.map((row) => row.code)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 130, 143]);
+    expect(EXIT_CODE_TABLE.map((row) => row.code)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 130, 143]);
   });
 
   it('is documented in docs/settings.md, code for code', () => {

@@ -659,6 +659,14 @@ function caseOf(command: Command, fault: Fault): Case {
  * `models forget` and `jobs forget` send only with --stale, which the matrix has.
  */
 const OFFLINE: Record<string, string> = {
+  'history list': "reads this machine's history",
+  'history show': "reads this machine's history",
+  'history on': "writes the history's settings file",
+  'history off': "writes the history's settings file",
+  'history prune': "removes from this machine's history",
+  'history path': 'prints a path',
+  'usage summary': "adds up this machine's history",
+  'usage prices': 'prints the price table in force',
   'auth logout': 'removes the stored key',
   'auth token': 'prints the stored key',
   'config get': 'reads the config file',

@@ -5,13 +5,14 @@
 
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { forgetSecrets } from '../../src/output/secrets.js';
 import { EMULATOR_DEFAULT_KEY } from '../../src/settings/local-platform.js';
 import { commandTree, runCli, tempConfigDir, words } from '../helpers/cli.js';
 import { TEST_KEY, useEmulator } from '../helpers/emulator.js';
 import { patience } from '../helpers/patience.js';
+import { tempDir } from '../helpers/temp.js';
 
 // One config directory and one emulator state for the whole file.
 const t = useEmulator({ fresh: 'file' });
@@ -102,7 +103,7 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
   'jobs validate sft': () => ({ argv: ['jobs', 'validate', 'sft', join(EXAMPLES, 'train.jsonl')] }),
   'jobs get': () => ({ argv: ['jobs', 'get', jobId] }),
   'jobs wait': () => ({ argv: ['--timeout', '1', 'jobs', 'wait', jobId, '--interval', '0.05'] }),
-  'jobs list': () => ({ argv: ['jobs', 'list'] }),
+  'jobs list': () => ({ argv: ['jobs', 'list', '--all-profiles'] }),
   // Each run has a config directory of its own, so nothing is remembered: --stale has nothing to ask.
   'models forget': () => ({ argv: ['models', 'forget', '--stale'] }),
   'jobs forget': () => ({ argv: ['jobs', 'forget', '--stale'] }),
@@ -167,6 +168,15 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
   doctor: () => ({ argv: ['doctor'] }),
   'system-check': () => ({ argv: ['system-check'] }),
   'emulator status': () => ({ argv: ['emulator', 'status'] }),
+  // The history and usage read what the commands above recorded (bodies on: the scan covers them).
+  'history list': () => ({ argv: ['history', '--search', 'models'] }),
+  'history show': () => ({ argv: ['history', 'show', '1'] }),
+  'history on': () => ({ argv: ['history', 'on', '--bodies'] }),
+  'history off': () => ({ argv: ['history', 'off'] }),
+  'history prune': () => ({ argv: ['history', 'prune', '--older-than', '1d'] }),
+  'history path': () => ({ argv: ['history', 'path'] }),
+  'usage summary': () => ({ argv: ['usage', '--by', 'command'] }),
+  'usage prices': () => ({ argv: ['usage', 'prices'] }),
   'emulator stop': () => ({ argv: ['emulator', 'stop'] }),
   // A directory with no state: nothing is emptied (a developer's emulator on 4010 is not this one).
   'emulator reset': () => ({ argv: ['emulator', 'reset', '--yes', '--state-dir', join(t.dir, 'no-state')] }),
@@ -232,6 +242,9 @@ describe('the key never shows', () => {
   const codes = new Map<string, number>();
   for (const mode of MODES) {
     it(`in any command's output: ${mode.name}`, { timeout: patience(360_000) }, async () => {
+      // One history for the mode's commands, with bodies: `history` and `usage` read what the others
+      // recorded, and every file of it (the journal, the database) is scanned after each command.
+      const dataDir = tempDir('aip-secrets-data-');
       for (const [name, make] of Object.entries(COMMANDS)) {
         await emu.control('DELETE', '/faults');
         // A failing server that echoes the credentials it was sent, in every form.
@@ -247,8 +260,15 @@ describe('the key never shows', () => {
         const tempBefore = new Set(readdirSync(tmpdir()));
         const configDir = tempConfigDir();
         const { argv, stdin } = make();
+        // The history is kept beside the config, with bodies: what it stores is scanned below too.
         const r = await runCli([...mode.flags, ...argv], {
-          env: { ...emu.env, AIP_CONFIG_DIR: configDir, AIP_PROJECT: 'local/demo' },
+          env: {
+            ...emu.env,
+            AIP_CONFIG_DIR: configDir,
+            AIP_DATA_DIR: dataDir,
+            AIP_PROJECT: 'local/demo',
+            AIP_HISTORY: 'bodies',
+          },
           stdin,
         });
         for (const text of [r.stdout, r.stderr]) {
@@ -256,7 +276,7 @@ describe('the key never shows', () => {
           expect(text, `${name} (${mode.name})`).not.toContain(BASIC);
           expect(text, `${name} (${mode.name})`).not.toContain(BEARER_HEADER);
         }
-        for (const path of filesUnder(configDir)) {
+        for (const path of [...filesUnder(configDir), ...filesUnder(dataDir)]) {
           const content = readFileSync(path, 'utf8');
           if (path.endsWith('config.json')) {
             expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -270,6 +290,10 @@ describe('the key never shows', () => {
         if (!mode.fail) codes.set(name, r.code);
         scanned++;
       }
+      // The scan above covered a history: the journals were folded into its database by `history`.
+      expect(filesUnder(dataDir).map((f) => f.slice(dataDir.length))).toContain(
+        `${sep}history${sep}history.db`,
+      );
     });
   }
 

@@ -5,11 +5,13 @@
 // On GitHub Actions, the results are step outputs and a summary too (eval/ci-report.ts), also when the
 // eval fails on them.
 
+import type { Spent } from '../../budget/budget.js';
+import { modelsAsked, spentSince, startBudget } from '../../budget/start.js';
 import { parseParams } from '../../chat/params.js';
 import { type RangeFlags, selectCheckpoints } from '../../checkpoints/select.js';
 import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
-import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
+import { BudgetReachedError, CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { reportEval } from '../../eval/ci-report.js';
 import { DEFAULT_EVAL_GROUP_SIZE, DEFAULT_EVAL_SEED, DEFAULT_PASS_THRESHOLD } from '../../eval/defaults.js';
 import { type CheckpointRun, evaluateCheckpoint } from '../../eval/evaluate.js';
@@ -72,6 +74,14 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
   // Made once, before any request: a reward that cannot be computed (a task without a reference, a
   // bad regex) is refused here.
   const plan = rolloutPlan(ctx, { ...options, groupSize, params, seed, model: checkpoints[0]!.uri, tasks });
+  const budget = startBudget(
+    ctx,
+    options,
+    modelsAsked(
+      checkpoints.map((c) => c.uri),
+      options.reward,
+    ),
+  );
   const client = await rolloutClient(ctx);
   // Said on stderr as the eval starts, and in the report's summary.
   const sampledAs = `${plural(tasks.length, 'task')}${shard ? ` (shard ${shard} of ${allTasks.length})` : ''}, ${plural(groupSize, 'sample')} each`;
@@ -80,10 +90,13 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
   );
 
   const runs: CheckpointRun[] = [];
+  const spends: Spent[] = [];
   const { signal, release } = ctx.interruptible();
   try {
     for (const checkpoint of checkpoints) {
       const traceExchange = await traceHook(ctx, options, checkpoint.uri);
+      ctx.history.note({ model: checkpoint.uri });
+      const before = { ...budget.spent };
       const run = await evaluateCheckpoint(
         ctx,
         client,
@@ -92,7 +105,13 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
         signal,
         traceExchange,
         options.report !== undefined,
-      );
+      ).catch((error: unknown) => {
+        // A table over part of the tasks would be read as the whole: nothing is reported.
+        if (error instanceof BudgetReachedError)
+          error.hint = `nothing is reported for part of a task set (${runs.length} of ${checkpoints.length} checkpoints done); run the eval again with a larger budget`;
+        throw error;
+      });
+      spends.push(spentSince(before, budget.spent));
       if (signal.aborted) {
         io.err(
           `Stopped while evaluating ${checkpoint.model} (${runs.length} of ${checkpoints.length} checkpoints done); nothing is reported for part of a task set`,
@@ -108,6 +127,7 @@ export async function runEvalCommand(ctx: Context, options: EvalOptions): Promis
   const results: CheckpointResult[] = checkpoints.map((c, i) => ({
     ...c,
     ...checkpointStats(runs[i]!.tasks.values(), passThreshold),
+    spent: spends[i]!,
   }));
   const diff = options.diff
     ? taskDiffs(

@@ -3,6 +3,7 @@
 import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { DEFAULT_EVAL_GROUP_SIZE, DEFAULT_EVAL_SEED, DEFAULT_PASS_THRESHOLD } from '../../eval/defaults.js';
+import { budgetFlags } from '../budget-flags.js';
 import { examples } from '../examples.js';
 import { collect, parseNumber, parseShard, parseWhole } from '../parsers.js';
 import { samplingFlags } from '../sampling-flags.js';
@@ -86,7 +87,7 @@ function withFlags(evaluation: ReturnType<typeof newCommand>) {
       "evaluate only shard i of n (numbered from 1): the tasks whose id hashes to it, split as rollouts --shard splits them; the report is that shard's tasks'",
       parseShard,
     );
-  return examples(command, [
+  return examples(budgetFlags(command), [
     'aip eval --model agent-001:step2 --model agent-001:step8 --tasks tasks.jsonl --reward exact',
     'aip eval --model agent-001:step2 --model agent-001:step8 --tasks tasks.jsonl --reward exact --diff',
     'aip eval --model agent-001 --tasks tasks.jsonl --reward-cmd "python3 score.py" -K 4 --fail-under 0.8',

@@ -3,6 +3,8 @@
 // or a failure, what was written stays and the message says how to carry on. On GitHub Actions, a run
 // that wrote its groups is reported as step outputs and a summary (rollouts/ci-report.ts).
 
+import { resolve } from 'node:path';
+import { describeSpent, modelsAsked, startBudget } from '../../budget/start.js';
 import { parseParams } from '../../chat/params.js';
 import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
@@ -53,6 +55,9 @@ function resumeArgs(
   if (options.concurrency !== undefined) args.push('--concurrency', String(options.concurrency));
   if (options.trace) args.push('--trace');
   if (options.shard) args.push('--shard', describeShard(options.shard));
+  // A budget is this invocation's (budget/budget.ts): the command that carries on has one as large.
+  if (options.maxCost !== undefined) args.push('--max-cost', String(options.maxCost));
+  if (options.maxTotalTokens !== undefined) args.push('--max-total-tokens', String(options.maxTotalTokens));
   args.push('--seed', String(seed), '--resume');
   return args;
 }
@@ -103,6 +108,8 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
     tasks: pending,
   });
   if (origin) sameSampling(output!, origin, plan);
+  const budget = startBudget(ctx, options, modelsAsked([model], options.reward));
+  ctx.history.note({ model, ...(output ? { ref: resolve(output) } : {}) });
   const client = await rolloutClient(ctx);
   const traceExchange = await traceHook(ctx, options, model);
   const file = previous ? openGroupFile(previous, (message) => io.warn(message)) : undefined;
@@ -156,12 +163,14 @@ export async function runRolloutsCommand(ctx: Context, options: RolloutsOptions)
       throttled: totals.throttled,
       seed,
       ...(options.shard ? { shard: describeShard(options.shard), tasks_in_file: allTasks.length } : {}),
+      spent: budget.spent,
       elapsed_s: elapsed / 1000,
     };
     if (ctx.json && file) io.json(summary);
     io.info(
       `Wrote ${plural(totals.groups, 'group')} (${trajectories(totals.trajectories)}${totals.failed ? `, ${totals.failed} failed` : ''})${output ? ` to ${output}` : ''}: ${describeTotals(totals, elapsed)}`,
     );
+    io.info(`Spent ${describeSpent(budget.spent)}`);
     const gha = githubActions(ctx);
     if (gha)
       reportRollouts(gha, {

@@ -2,6 +2,7 @@
 
 import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
+import { budgetFlags } from '../budget-flags.js';
 import { examples } from '../examples.js';
 import { collect, parseShard } from '../parsers.js';
 import { samplingFlags } from '../sampling-flags.js';
@@ -48,12 +49,13 @@ function withFlags(rollouts: ReturnType<typeof command>) {
       'sample only shard i of n (numbered from 1): the tasks whose id hashes to it, so that n machines split the tasks; needs --seed; join the files with `aip rollouts merge`',
       parseShard,
     );
-  return examples(withOptions, [
+  return examples(budgetFlags(withOptions), [
     'aip rollouts --model agent-001 --tasks tasks.jsonl --reward exact -K 8 -o groups.jsonl',
     'aip rollouts --model agent-001:step3 --tasks tasks.jsonl --reward-cmd "python3 score.py" -o groups.jsonl',
     'aip rollouts --model agent-001 --tasks tasks.jsonl --reward contains -o groups.jsonl --resume   # after a stop',
     'aip rollouts --model agent-001 --tasks tasks.jsonl --reward exact -o temperature=0.7 -o top_p=0.9 -o g.jsonl',
     'aip rollouts --model agent-001 --tasks tasks.jsonl --reward exact --seed 7 --shard 2/4 -o shard-2.jsonl   # one of 4 machines',
+    'aip rollouts --model agent-001 --tasks tasks.jsonl --reward judge:openai/gpt-oss-20b -o g.jsonl --max-cost 2   # stops at $2',
   ]);
 }
 

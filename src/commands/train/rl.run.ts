@@ -6,10 +6,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { modelsAsked, startBudget } from '../../budget/start.js';
 import { parseParams } from '../../chat/params.js';
 import { githubActions } from '../../ci/github.js';
 import type { Context } from '../../context.js';
-import { CliError, InterruptedError, UsageError } from '../../errors/errors.js';
+import { BudgetReachedError, CliError, InterruptedError, UsageError } from '../../errors/errors.js';
 import { rlExperimentalConfig } from '../../jobs/job-config.js';
 import { fullName } from '../../models/local-record.js';
 import { type ModelRef, resolveModelArg } from '../../models/resolve.js';
@@ -111,6 +112,8 @@ async function newRun(
   if (options.logSplit !== undefined && !options.logSplit.trim())
     throw new UsageError('--log-split must not be empty');
   const name = fullName(model.entry);
+  // The budget refused (a --max-cost without prices) before the run directory is made.
+  budgetOf(ctx, options, name, sampling.reward);
   const run = createRunDir(options.runDir ?? defaultRunDir(model.entry.name, new Date()), {
     version: 1,
     created_at: new Date().toISOString(),
@@ -125,6 +128,11 @@ async function newRun(
   });
   ctx.io.info(`Training ${name} for ${run.state.steps} iterations; the run is kept in ${run.dir}`);
   return { run, model, tasks };
+}
+
+/** The invocation's meter (budget/start.ts): the run's checkpoints are asked, and its judge. */
+function budgetOf(ctx: Context, options: TrainRlOptions, name: string, reward: string | undefined) {
+  return startBudget(ctx, options, modelsAsked([`wandb-artifact:///${name}`], reward));
 }
 
 /** "a, b and c". */
@@ -183,7 +191,13 @@ export async function runTrainRl(ctx: Context, options: TrainRlOptions, flags: R
     options.resume !== undefined
       ? await resumedRun(ctx, options.resume, options, flags)
       : await newRun(ctx, options);
-  const resume = ctx.commandLine(['train', 'rl', '--resume', run.dir]);
+  const budgetArgs = [
+    ...(options.maxCost !== undefined ? ['--max-cost', String(options.maxCost)] : []),
+    ...(options.maxTotalTokens !== undefined ? ['--max-total-tokens', String(options.maxTotalTokens)] : []),
+  ];
+  const resume = ctx.commandLine(['train', 'rl', '--resume', run.dir, ...budgetArgs]);
+  ctx.budget ?? budgetOf(ctx, options, run.state.model.name, run.state.sampling.reward);
+  ctx.history.note({ model: run.state.model.name, ref: resolve(run.dir) });
   const gha = githubActions(ctx);
   try {
     await trainLoop(ctx, run, {
@@ -195,6 +209,8 @@ export async function runTrainRl(ctx: Context, options: TrainRlOptions, flags: R
     });
   } catch (error) {
     // A run that stopped on a failure is reported as one that ended; Ctrl-C is not (a wait's rule).
+    if (error instanceof BudgetReachedError)
+      error.hint = `everything is kept in ${run.dir}; carry on with: ${resume}`;
     if (gha && error instanceof CliError && !(error instanceof InterruptedError))
       reportRun(gha, run, { failure: error.message, resume });
     throw error;

@@ -2,6 +2,7 @@
 
 import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
+import { budgetFlags } from '../budget-flags.js';
 import { examples } from '../examples.js';
 import { collect, parseInterval, parseWhole } from '../parsers.js';
 import { rlConfigFlags } from '../rl-config-flags.js';
@@ -47,7 +48,7 @@ function define(train: Parent) {
     )
     .option('--interval <seconds>', 'seconds between polls while waiting (default 1)', parseInterval)
     .option(STALL_FLAG, STALL_HELP, parseStall);
-  return examples(rl, [
+  return examples(budgetFlags(rl), [
     'aip train rl --model agent-001 --tasks tasks.jsonl --reward exact --steps 5',
     'aip train rl --model agent-001 --tasks tasks.jsonl --reward-cmd "python3 score.py" -K 8 --steps 10 --learning-rate 1e-5',
     'aip train rl --model agent-001 --tasks tasks.jsonl --reward contains --steps 3 --log-split train --run-dir runs/first',
@@ -70,6 +71,9 @@ const NOT_THE_PLAN = [
   'trace',
   'interval',
   'stall',
+  // A budget is the invocation's, not the run's (budget/budget.ts): each --resume may give its own.
+  'maxCost',
+  'maxTotalTokens',
 ] as const satisfies ReadonlyArray<keyof TrainRlOptions>;
 
 /** train rl's flags as --resume sees them, read from the definition (rl.run.ts refuses the plan's). */
