@@ -27,10 +27,10 @@ import {
   type Stats,
   statSync,
   unlinkSync,
-  writeSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
+import { writeAll } from './write-all.js';
 
 /**
  * node:crypto loads only for a name too long to use as it is (~3 ms of start-up otherwise, paid by
@@ -292,10 +292,6 @@ export function openAtomic(file: string, options: AtomicWriteOptions = {}): Atom
 }
 
 /** Writes all of `data` at the file's current position. */
-export function writeAll(fd: number, data: string | Uint8Array): void {
-  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
-}
 
 /** Replaces `file` with `data`, atomically: see the top of this file. */
 export function writeFileAtomic(
@@ -312,3 +308,5 @@ export function writeFileAtomic(
   }
   out.commit();
 }
+
+export { writeAll };

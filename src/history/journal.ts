@@ -10,7 +10,7 @@
 import { closeSync, constants, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { writeAll } from '../fs/atomic-write.js';
+import { writeAll } from '../fs/write-all.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { redactSecrets } from '../output/secrets.js';
 import type { HistoryEvent } from './events.js';

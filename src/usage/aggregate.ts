@@ -6,10 +6,10 @@
 // can say "≥ $0.12 (1 model unpriced)": a true statement, never a made-up total.
 
 import type { UsageRow } from '../history/query.js';
+import type { UsageKey } from './keys.js';
 import { costOf, type Price, type PriceTable, priceOf } from './prices.js';
 
-export const USAGE_KEYS = ['model', 'command', 'job', 'run', 'day'] as const;
-export type UsageKey = (typeof USAGE_KEYS)[number];
+export { USAGE_KEYS, type UsageKey } from './keys.js';
 
 export interface UsageGroup {
   /** The model, command path, job id ("-" for none), run (its --resume file, else "#<invocation id>") or day (UTC). */

@@ -3,7 +3,7 @@
 import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { parseSince } from '../../history/since.js';
-import { USAGE_KEYS } from '../../usage/aggregate.js';
+import { USAGE_KEYS } from '../../usage/keys.js';
 import { examples } from '../examples.js';
 import type { OptionsOf, Parent } from '../types.js';
 
