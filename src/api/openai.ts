@@ -8,7 +8,7 @@ import type OpenAI from 'openai';
 import { type Context, SERVICE_NAMES } from '../context.js';
 import { CliError, NetworkError } from '../errors/errors.js';
 import type { UsageInput } from '../history/recorder.js';
-import { type AnswerUsage, usageOf } from '../history/usage-of.js';
+import { type AnswerUsage, usageOf, usageReported } from '../history/usage-of.js';
 import { USER_AGENT } from '../lib/version.js';
 import { assertKeyMayBeSentTo } from '../output/secrets.js';
 import { apiErrorFrom } from './error-body.js';
@@ -127,9 +127,8 @@ export interface Metered {
 }
 
 /**
- * sdkCall for a chat completion that costs tokens: admitted by the command's budget first (waiting
- * for room, or BudgetReachedError), and its answer's usage counted against it and recorded in the
- * history.
+ * sdkCall for a chat completion that costs tokens: its answer's usage counted by the command's budget
+ * (which admitted its group beforehand: rollouts/run.ts) and recorded in the history.
  */
 export async function meteredCall<T>(
   client: OpenAI,
@@ -138,16 +137,9 @@ export async function meteredCall<T>(
   options: SdkCallOptions & { meter: Metered },
 ): Promise<T> {
   const { ctx, service } = ownOf(client);
-  const admission = await ctx.budget?.admit(options.meter.model, service, options.signal);
-  let answer: T;
-  try {
-    answer = await sdkCall(client, where, call, options);
-  } catch (error) {
-    admission?.cancel();
-    throw error;
-  }
+  const answer = await sdkCall(client, where, call, options);
   const usage = usageOf(answer);
-  admission?.settle(usage);
+  ctx.budget?.add(options.meter.model, service, { ...usage, reported: usageReported(answer) });
   recordUsage(client, options.meter, usage, answer);
   return answer;
 }

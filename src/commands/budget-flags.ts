@@ -17,12 +17,12 @@ export function budgetFlags<Args extends unknown[], Opts extends OptionValues>(c
   return command
     .option(
       '--max-cost <dollars>',
-      'stop before a request would take the tokens this run spent past this many dollars (needs every model priced: aip usage prices)',
+      'start no more trajectory groups once another could take what this run spent past this many dollars; exit 9 (every model it asks must have a price: aip usage prices)',
       parseDollars,
     )
     .option(
       '--max-total-tokens <n>',
-      'stop before a request would take the tokens this run spent (in and out, every request) past n',
+      'the same for tokens: in and out, of every request (samples and a judge\'s verdicts)',
       parseWhole('--max-total-tokens', 1, Number.MAX_SAFE_INTEGER),
     );
 }

@@ -23,3 +23,9 @@ export function usageOf(answer: unknown): AnswerUsage {
     samples: Math.max(1, choices),
   };
 }
+
+/** Whether the answer said what it used: both counts given, as numbers. */
+export function usageReported(answer: unknown): boolean {
+  const usage = isObject(answer) && isObject(answer.usage) ? answer.usage : undefined;
+  return typeof usage?.prompt_tokens === 'number' && typeof usage.completion_tokens === 'number';
+}

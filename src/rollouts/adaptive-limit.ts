@@ -30,7 +30,8 @@ export class AdaptiveLimit {
     });
   }
 
-  release(outcome: 'ok' | 'throttled' | 'failed', retryAfterMs = 0): void {
+  /** `unused`: given back with no request made (a wait for the budget): the window stays as it is. */
+  release(outcome: 'ok' | 'throttled' | 'failed' | 'unused', retryAfterMs = 0): void {
     this.inFlight--;
     if (outcome === 'ok') this.window = Math.min(this.max, this.window + 1 / this.window);
     if (outcome === 'throttled') {

@@ -17,7 +17,7 @@
 
 import type OpenAI from 'openai';
 import type { Context } from '../context.js';
-import { ApiError, BudgetReachedError, CliError, NetworkError, UsageError } from '../errors/errors.js';
+import { ApiError, CliError, NetworkError, UsageError } from '../errors/errors.js';
 import { isObject } from '../lib/json.js';
 import { seedFrom } from '../lib/seeded-random.js';
 import {
@@ -136,8 +136,6 @@ class Judge {
       return { ok: true as const, answer: answerOf(completion) };
     } catch (error) {
       if (stop.aborted) return { ok: false as const, reason: 'stopped' };
-      // Not the judge's failure, nor the trajectory's: the run stops (rollouts/run.ts).
-      if (error instanceof BudgetReachedError) throw error;
       const { APIUserAbortError } = await import('openai');
       if (deadline?.aborted && error instanceof APIUserAbortError)
         return { ok: false as const, reason: `the judge took more than ${setup.timeoutMs / 1000}s` };
@@ -194,6 +192,7 @@ export function judgeScorer(ctx: Context, setup: JudgeSetup): Scorer {
     return asked.ok ? readJudgement(asked.answer) : { ok: false, reason: asked.reason };
   };
   scorer.prepare = () => judge.prepare();
+  scorer.requests = 1;
   return scorer;
 }
 
@@ -202,6 +201,7 @@ export function judgeGroupScorer(ctx: Context, setup: JudgeSetup): GroupScorer {
   const judge = new Judge(ctx, setup);
   return {
     perGroup: true,
+    requests: 1,
     prepare: () => judge.prepare(),
     async scoreGroup(task: Task, members: readonly Member[], stop: AbortSignal): Promise<RewardResult[]> {
       const replies = members.map((m) => replyOf(m.trajectory, m.reply));

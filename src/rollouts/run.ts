@@ -9,6 +9,7 @@
 
 import { setMaxListeners } from 'node:events';
 import type OpenAI from 'openai';
+import type { Budget, Reservation } from '../budget/budget.js';
 import type { Context } from '../context.js';
 import { BudgetReachedError, CliError } from '../errors/errors.js';
 import { seedFrom } from '../lib/seeded-random.js';
@@ -40,6 +41,8 @@ export type Scorer = ((
  */
 export interface ScorerLife {
   prepare?: () => Promise<void>;
+  /** Requests each call makes to the platform (a judge's verdict: 1), which a budget reserves. */
+  requests?: number;
   close?: () => Promise<void>;
 }
 
@@ -147,6 +150,9 @@ class Rollout {
    * and their groups are written, unlike a failure, which stops them.
    */
   budgetReached: BudgetReachedError | undefined;
+  /** Under a budget, each group's reservation of its requests (budget/budget.ts), by task id. */
+  private readonly reservations = new Map<string, Promise<Reservation>>();
+  private readonly budget: Budget | undefined;
 
   constructor(
     ctx: Context,
@@ -169,6 +175,7 @@ class Rollout {
       rollout_reward: plan.reward,
     };
     this.where = { url: `${ctx.serviceUrl('training')}/chat/completions`, timeoutMs: ctx.timeoutMs };
+    this.budget = ctx.budget?.limited ? ctx.budget : undefined;
     // Every request and every reward command in flight listens to it: as many as twice the concurrency.
     setMaxListeners(2 * plan.concurrency + 10, this.stop.signal);
     // Stopping wakes whatever waits for a turn, a Retry-After pause included.
@@ -196,6 +203,7 @@ class Rollout {
     if (!outcomes) return;
     const group = buildGroup(slot.task, outcomes, this.origin);
     this.file?.append(group);
+    this.settled(slot.task, 'release');
     const { totals } = this;
     totals.groups++;
     for (const o of outcomes) {
@@ -219,6 +227,7 @@ class Rollout {
     await scoring.acquire();
     if (stop.signal.aborted) return void scoring.release('ok');
     const results = await score.scoreGroup(task, members, stop.signal).finally(() => scoring.release('ok'));
+    this.settled(task, score.requests ?? 0);
     if (stop.signal.aborted) return undefined;
     if (results.length !== members.length)
       throw new CliError(
@@ -226,6 +235,35 @@ class Rollout {
       );
     const bySample = new Map(members.map((m, i) => [m.sample, outcomeOf(m.trajectory, results[i]!)]));
     return ends.map((e) => ('unscored' in e ? bySample.get(e.unscored.sample)! : e));
+  }
+
+  /**
+   * Under a budget: the reservation of every request the task's group will make (its samples, its
+   * judge's verdicts), made by its first sample before anything of the group is sent and shared by
+   * the others. A group is sampled whole or not at all: one cut short would be paid and thrown away.
+   */
+  private reservationOf(task: Task): Promise<Reservation> | undefined {
+    if (!this.budget) return undefined;
+    let reservation = this.reservations.get(task.id);
+    if (!reservation) {
+      const { groupSize, score } = this.plan;
+      const judged = score.requests ?? 0;
+      const requests = groupSize + (isGroupScorer(score) ? judged : groupSize * judged);
+      reservation = this.budget.reserve(requests, this.stop.signal);
+      reservation.catch(() => undefined);
+      this.reservations.set(task.id, reservation);
+    }
+    return reservation;
+  }
+
+  /** Requests of the task's group answered (`n`), or the group ended ('release'). */
+  private settled(task: Task, n: number | 'release'): void {
+    const reservation = this.reservations.get(task.id);
+    if (!reservation || n === 0) return;
+    void reservation.then(
+      (r) => (n === 'release' ? r.release() : r.answered(n)),
+      () => undefined,
+    );
   }
 
   /** The 429 hook: the turn given back with the server's pause, and taken again (throttle.ts). */
@@ -249,17 +287,27 @@ class Rollout {
       params: plan.params,
       seed: sampleSeed(plan.seed, slot.task.id, slot.sample),
     };
+    const reserving = this.reservationOf(slot.task);
+    if (reserving) {
+      // Waited for without holding a turn: the groups it waits on may need turns to finish (a 429
+      // gives a turn back and takes one again).
+      permit.release('unused');
+      try {
+        await reserving;
+      } catch (error) {
+        // The budget has no room for its group (nothing of it was sent), or the run stopped meanwhile.
+        if (!this.stop.signal.aborted) this.fail(error);
+        return;
+      }
+      await permit.again();
+      if (this.stop.signal.aborted) return;
+    }
     let sampled: Awaited<ReturnType<typeof sampleOnce>>;
     try {
       sampled = await sampleOnce(this.client, this.where, request, this.stop.signal, (ms) =>
         this.throttled(permit, ms),
       );
     } catch (error) {
-      if (error instanceof BudgetReachedError) {
-        // Refused before it was sent: nothing to trace or count.
-        permit.release('ok');
-        return this.fail(error);
-      }
       await endTrace?.({ error });
       permit.release('failed');
       totals.requests++;
@@ -268,6 +316,7 @@ class Rollout {
       return;
     }
     this.throttle.answered();
+    this.settled(slot.task, 1);
     permit.release(sampled.ok ? 'ok' : 'failed');
     totals.requests++;
     events.onSample?.(sampled.ok ? 'ok' : 'failed', totals);
@@ -303,6 +352,7 @@ class Rollout {
     const scored = await score(slot.task, trajectory, reply, stop.signal).finally(() =>
       scoring.release('ok'),
     );
+    this.settled(slot.task, score.requests ?? 0);
     if (stop.signal.aborted) return;
     await this.record(slot, outcomeOf(trajectory, scored));
   }

@@ -5,7 +5,7 @@
 
 import type { AdaptiveLimit } from './adaptive-limit.js';
 
-export type PermitOutcome = 'ok' | 'throttled' | 'failed';
+export type PermitOutcome = 'ok' | 'throttled' | 'failed' | 'unused';
 
 /** A slot's turn under the limit. */
 export class Permit {

@@ -45,14 +45,14 @@ async function charged(
   };
 }
 
+/** The run of these tests; `--reward contains` unless the flags give another. */
 const rollouts = (out: string, ...flags: string[]) => [
   'rollouts',
   '--model',
   'agent',
   '--tasks',
   tasks,
-  '--reward',
-  'contains',
+  ...(flags.includes('--reward') ? [] : ['--reward', 'contains']),
   '-K',
   '3',
   '--seed',
@@ -76,12 +76,14 @@ describe('budgets', () => {
     expect(r.stderr).toContain(`carry on with: aip rollouts --model agent --tasks ${tasks} --output ${out}`);
     expect(r.stderr).toMatch(/--max-total-tokens 900 --seed 5 --resume/);
     const spent = await charged();
-    expect(spent.tokens).toBeLessThanOrEqual(limit + spent.largest);
-    expect(spent.tokens + spent.largest).toBeGreaterThan(limit);
-    // Every group written is whole; some tasks are left for the resume.
+    // Less than a group (3 samples) of room left; past the limit only by what a request outgrew.
+    expect(spent.tokens + 3 * spent.largest).toBeGreaterThan(limit);
+    expect(spent.tokens).toBeLessThanOrEqual(limit + 3 * spent.largest);
+    // Every sample paid for is in a group written; some tasks are left for the resume.
     const written = readJsonLines<Group>(out);
     expect(written.length).toBeGreaterThan(0);
     expect(written.length).toBeLessThan(TASK_COUNT);
+    expect(spent.requests).toBe(written.length * 3);
 
     const resumed = await run(rollouts(out, '--resume', '--json'));
     expect(resumed.code).toBe(0);
@@ -95,6 +97,24 @@ describe('budgets', () => {
     };
     expect(summary.spent.requests).toBe(after.requests - spent.requests);
     expect(summary.spent.prompt_tokens + summary.spent.completion_tokens).toBe(after.tokens - spent.tokens);
+  });
+
+  it('with a judge, every sample and verdict paid for is in a group written, and --resume pays for none twice', async () => {
+    const out = join(t.dir, 'judged.jsonl');
+    const judged = (...flags: string[]) =>
+      run(rollouts(out, '--reward', 'judge:openai/gpt-oss-20b', ...flags));
+    const stopped = await judged('--max-total-tokens', '1500');
+    expect(stopped.code, stopped.stderr).toBe(9);
+    const written = readJsonLines<Group>(out).length;
+    expect(written).toBeGreaterThan(0);
+    expect(written).toBeLessThan(TASK_COUNT);
+    const samples = (await charged()).requests;
+    const verdicts = (await charged('/inference/v1/chat/completions')).requests;
+    expect([samples, verdicts]).toEqual([written * 3, written * 3]);
+
+    expect((await judged('--resume')).code).toBe(0);
+    expect((await charged()).requests).toBe(TASK_COUNT * 3);
+    expect((await charged('/inference/v1/chat/completions')).requests).toBe(TASK_COUNT * 3);
   });
 
   it('--max-cost is refused, with nothing sent, when a model the run asks has no price', async () => {
@@ -117,10 +137,12 @@ describe('budgets', () => {
     expect(builtIn.code).toBe(9);
     const costsAt = (records: RequestRecord[], input: number, output: number) =>
       records.map((x) => (x.usage!.prompt_tokens * input + x.usage!.completion_tokens * output) / 1e6);
+    // Within a group (3 requests) of the limit.
     const within = (costs: number[], limit: number) => {
       const cost = costs.reduce((a, b) => a + b, 0);
-      expect(cost).toBeLessThanOrEqual(limit + Math.max(...costs));
-      expect(cost + Math.max(...costs)).toBeGreaterThan(limit);
+      expect(costs.length % 3).toBe(0);
+      expect(cost).toBeLessThanOrEqual(limit + 3 * Math.max(...costs));
+      expect(cost + 3 * Math.max(...costs)).toBeGreaterThan(limit);
     };
     within(costsAt((await charged()).records, 0.05, 0.22), 0.00005);
     expect(builtIn.stderr).toMatch(/of --max-cost 0\.00005/);
