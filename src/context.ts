@@ -15,7 +15,7 @@ import {
 import type { Budget } from './budget/budget.js';
 import { AUTH_HINT, AuthError } from './errors/errors.js';
 import { historyDir } from './history/paths.js';
-import { HistoryRecorder } from './history/recorder.js';
+import { HistoryRecorder, historyArgv } from './history/recorder.js';
 import { shellWord } from './lib/shell-word.js';
 import { USER_AGENT, VERSION } from './lib/version.js';
 import type { IO } from './output/io.js';
@@ -56,6 +56,8 @@ export class Context {
   argv: readonly string[] = [];
   /** The command that runs, as its path ("jobs create rl"), once commander has found it. */
   commandPath = '';
+  /** What its command line says to a model (a chat's prompt: commands/content.ts). */
+  contentWords: readonly string[] = [];
   /** What rollouts, eval or train rl may still spend (--max-cost, --max-total-tokens), when limited. */
   budget: Budget | undefined;
   /** The signal that stopped a command that was waiting (see interruptible). */
@@ -150,17 +152,27 @@ export class Context {
       env: this.env,
       historyDir: () => historyDir(this.env),
       warn: (message) => this.io.warn(message),
-      invocation: () => ({
-        command: this.commandPath,
-        argv: [...this.argv],
-        profile: this.settings.profile,
-        training_url: this.serviceUrl('training'),
-        inference_url: this.serviceUrl('inference'),
-        trace_url: this.serviceUrl('trace'),
-        ...(this.settings.get('project') ? { project: this.settings.get('project') } : {}),
-        cwd: process.cwd(),
-        version: VERSION,
-      }),
+      invocation: (bodies) => {
+        // A URL that does not resolve is recorded empty: the command says what is wrong with it.
+        const url = (service: Service) => {
+          try {
+            return this.serviceUrl(service);
+          } catch {
+            return '';
+          }
+        };
+        return {
+          command: this.commandPath,
+          argv: historyArgv(this.argv, bodies ? [] : this.contentWords),
+          profile: this.settings.profile,
+          training_url: url('training'),
+          inference_url: url('inference'),
+          trace_url: url('trace'),
+          ...(this.settings.get('project') ? { project: this.settings.get('project') } : {}),
+          cwd: process.cwd(),
+          version: VERSION,
+        };
+      },
     });
     return this.cachedHistory;
   }

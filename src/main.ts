@@ -48,6 +48,7 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
     // Ctrl-C while a pager had the terminal: the command was not stopped, but the user asked it to be.
     if ((await deps.io.closePager()).interrupted) throw new InterruptedError();
     ctx.history.end(ExitCode.ok);
+    await ctx.history.tidy();
     return ExitCode.ok;
   } catch (caught) {
     // A pager has the terminal until it quits: the message comes after it, where it can be read.
@@ -60,6 +61,7 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
     const debug = ctx.globals.debug === true || argv.includes('--debug');
     const code = report(error, deps.io, debug);
     ctx.history.end(code, failureMessage(error, false)?.line);
+    await ctx.history.tidy();
     // On CI, the error as an annotation too. A usage error may come before the options reach
     // ctx.globals: the root has those parsed so far (--ci among them).
     const globals = { ...program.opts<GlobalOptions>(), ...ctx.globals };

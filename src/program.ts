@@ -10,6 +10,7 @@ import { registerCheckpoints } from './commands/checkpoints/register.js';
 import { registerCompare } from './commands/compare/compare.js';
 import { registerCompletion } from './commands/completion/completion.js';
 import { registerConfig } from './commands/config/register.js';
+import { contentValues } from './commands/content.js';
 import { registerDoctor } from './commands/doctor/doctor.js';
 import { registerEmulator } from './commands/emulator/register.js';
 import { registerEval } from './commands/eval/eval.js';
@@ -247,6 +248,7 @@ export function buildProgram(ctx: Context, options: { deferVerbs?: boolean } = {
     if (actionCommand.name() === '__complete') return;
     ctx.globals = actionCommand.optsWithGlobals<GlobalOptions>();
     ctx.commandPath = pathOf(actionCommand);
+    ctx.contentWords = contentValues(actionCommand);
     const { color, quiet, json, jsonl, jq } = ctx.globals;
     io.configure({ noColor: color === false, quiet, json, jsonl });
     // Before the command prints anything: on GitHub Actions, the keys masked first (ci/start.ts),

@@ -10,11 +10,22 @@
 import { closeSync, constants, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { writeAll } from '../fs/write-all.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
+import { writeAll } from '../fs/write-all.js';
 import { redactSecrets } from '../output/secrets.js';
 import type { HistoryEvent } from './events.js';
 import { JOURNAL_DIR, journalHostTag } from './paths.js';
+
+/** The names of the journal files this process opened: a fold in this process must not finish them. */
+const ownFiles = new Set<string>();
+
+/**
+ * Whether this process writes the journal file of that name. A file of this process's pid that it did
+ * not open was left by another process that had the same pid (a container's pid 1, run after run).
+ */
+export function isOwnJournal(name: string): boolean {
+  return ownFiles.has(name);
+}
 
 export class Journal {
   private fd: number | undefined;
@@ -58,7 +69,9 @@ export class Journal {
     const random = Math.floor(Math.random() * 0x1000000)
       .toString(16)
       .padStart(6, '0');
-    this.file = join(dir, `${Date.now()}-${process.pid}-${journalHostTag(hostname())}-${random}.jsonl`);
+    const name = `${Date.now()}-${process.pid}-${journalHostTag(hostname())}-${random}.jsonl`;
+    this.file = join(dir, name);
+    ownFiles.add(name);
     // O_EXCL: a name taken (the same pid and millisecond, the same random) is never written into.
     return openSync(
       this.file,

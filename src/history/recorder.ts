@@ -6,7 +6,10 @@
 // the command's own journal file (journal.ts). Budgets count for themselves (budget/): they hold with
 // the history off.
 
+import { readdirSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { redactUrlSecrets } from '../output/secrets.js';
 import type { BeginEvent, CreatedEvent, HistoryEvent, NoteEvent, UsageEvent } from './events.js';
 import { JOURNAL_FORMAT } from './events.js';
 import { Journal } from './journal.js';
@@ -17,9 +20,17 @@ export interface RecorderSource {
   env: Record<string, string | undefined>;
   historyDir: () => string;
   warn: (message: string) => void;
-  /** The command's path and words, and the settings it resolved; asked at the first request. */
-  invocation: () => Omit<BeginEvent, 'k' | 'v' | 'run' | 'at' | 'pid' | 'host'>;
+  /**
+   * The command's path and words, and the settings it resolved; asked at the first request. `bodies`:
+   * whether what was said may be kept (history.bodies), in the command line too.
+   */
+  invocation: (bodies: boolean) => Omit<BeginEvent, 'k' | 'v' | 'run' | 'at' | 'pid' | 'host'>;
 }
+
+/** One recorded command in this many looks whether the journal needs folding (tidy). */
+const TIDY_EVERY = 64;
+/** More journal files than this, and they are folded into the store. */
+export const TIDY_FILES = 1000;
 
 /** Commands that talk only to a local thing of aip's own, or read the history itself: never recorded. */
 const UNRECORDED = /^(emulator|completion|__complete|history|usage|help)\b/;
@@ -53,18 +64,18 @@ export class HistoryRecorder {
   contacted(): boolean {
     if (this.state !== 'idle') return this.state === 'on';
     this.state = 'off';
+    const dir = this.source.historyDir();
+    const choice = historySwitch(this.source.env, dir);
+    if (!choice.enabled) return false;
     let invocation: ReturnType<RecorderSource['invocation']>;
     try {
-      invocation = this.source.invocation();
+      invocation = this.source.invocation(choice.bodies);
     } catch {
-      // Settings that do not resolve: the command reports that itself.
+      // Settings that do not resolve (a corrupt config file): the command reports that itself.
       return false;
     }
     if (UNRECORDED.test(invocation.command)) return false;
-    const dir = this.source.historyDir();
-    const choice = historySwitch(this.source.env, dir);
     if (choice.problem) this.warnOnce(`history: ${choice.problem}`);
-    if (!choice.enabled) return false;
     this.state = 'on';
     this.bodiesOn = choice.bodies;
     this.journal = new Journal(dir, (message) => this.warnOnce(message));
@@ -126,6 +137,23 @@ export class HistoryRecorder {
     this.state = 'off';
   }
 
+  /**
+   * After the end, now and then (one command in TIDY_EVERY): when the journal holds more than
+   * TIDY_FILES files, folds them into the store, so that the journal stays bounded for someone who
+   * never reads the history. Best effort: a store in use or that cannot be written is left for later,
+   * silently (the command has ended well or not on its own account).
+   */
+  async tidy(random: () => number = Math.random): Promise<void> {
+    if (!this.journal?.file || random() >= 1 / TIDY_EVERY) return;
+    try {
+      if (readdirSync(dirname(this.journal.file)).length <= TIDY_FILES) return;
+      const { withHistoryStore } = await import('./store.js');
+      await withHistoryStore(this.source.env, () => undefined, { waitMs: 0 });
+    } catch {
+      // left for the next command, or for `aip history`, which says what is wrong
+    }
+  }
+
   /** One warning a command about its history, whatever goes wrong with it. */
   private warnOnce(message: string): void {
     if (this.warned) return;
@@ -139,3 +167,25 @@ export class HistoryRecorder {
 }
 
 const now = () => new Date().toISOString();
+
+/**
+ * The command line as the history keeps it: credentials in URLs masked (--reward-url …?token=…; the
+ * keys aip knows are masked by the journal itself), and `content`, what it says to a model, replaced
+ * by its length unless history bodies are on.
+ */
+export function historyArgv(argv: readonly string[], content: readonly string[]): string[] {
+  const said = new Set(content);
+  const conceal = (text: string) => (said.has(text) ? `<${text.length} characters>` : text);
+  return argv.map((word) => {
+    const eq = word.startsWith('-') ? word.indexOf('=') : -1;
+    // --system=TEXT, and -sTEXT (a short option with its value joined).
+    const short = /^-[A-Za-z]./.test(word) && eq < 0 && said.has(word.slice(2));
+    const kept =
+      eq > 0
+        ? `${word.slice(0, eq + 1)}${conceal(word.slice(eq + 1))}`
+        : short
+          ? `${word.slice(0, 2)}${conceal(word.slice(2))}`
+          : conceal(word);
+    return redactUrlSecrets(kept);
+  });
+}

@@ -98,9 +98,17 @@ export async function withHistoryStore<T>(
   ensurePrivateDir(dir);
   const binding = chooseSqliteBinding(env[SQLITE_CHOICE_ENV]);
   const lock = await claim(dir, binding.osLock, options.waitMs ?? WAIT_MS);
+  const file = join(dir, HISTORY_DB);
+  let db: SqliteDriver;
   try {
-    const file = join(dir, HISTORY_DB);
-    const db = openHistoryDb(binding, file);
+    db = openHistoryDb(binding, file);
+  } catch (error) {
+    // A record from another machine that was taken over is put back: the operating system's lock has
+    // just said that aip may well be running there (as the emulator does, durable/sqlite.ts).
+    lock.giveBack();
+    throw error;
+  }
+  try {
     try {
       const folded = foldJournal(db, join(dir, JOURNAL_DIR));
       if (folded > 0)

@@ -127,7 +127,11 @@ export async function listAllStates(
   const groups = new Map<string, { ask: Context | undefined; items: ProfileJob[] }>();
   const out: ProfileJob[] = jobs.map(({ entry, profile }) => {
     const job: ProfileJob = { entry, profile, progress: KEPT_OR_UNKNOWN(entry) };
-    const onCurrent = entry.base_url === current;
+    // The current profile asks about its own jobs, and those no history names a profile for; a job
+    // another profile made on the same URL is asked with that profile's key (another account's job
+    // asked with this one's would read as gone, and be kept so).
+    const onCurrent =
+      entry.base_url === current && (profile === undefined || profile === ctx.settings.profile);
     const id = onCurrent ? '\u0000current' : `${entry.base_url}\u0000${profile ?? ''}`;
     let group = groups.get(id);
     if (!group) {

@@ -12,10 +12,13 @@ import { send } from '../helpers/emulator.js';
 
 const KEY_A = 'alpha-key-0123456789abcdef';
 const KEY_B = 'beta-key-fedcba9876543210';
+/** A second account on emulator a: another key its server takes. */
+const KEY_C = 'gamma-key-0a1b2c3d4e5f6789';
 
 /** The emulator records a key by its last four characters: enough to tell these two apart. */
 const SEEN_A = `Bearer ****${KEY_A.slice(-4)}`;
 const SEEN_B = `Bearer ****${KEY_B.slice(-4)}`;
+const SEEN_C = `Bearer ****${KEY_C.slice(-4)}`;
 
 interface Emu {
   server: RunningEmulator;
@@ -44,11 +47,11 @@ async function keysSeen(emu: Emu): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  const start = async (key: string) => ({
-    server: await startEmulator({ port: 0, apiKeys: [key], stepMs: 2, tokenMs: 0 }),
+  const start = async (key: string, ...others: string[]) => ({
+    server: await startEmulator({ port: 0, apiKeys: [key, ...others], stepMs: 2, tokenMs: 0 }),
     key,
   });
-  a = await start(KEY_A);
+  a = await start(KEY_A, KEY_C);
   b = await start(KEY_B);
 });
 afterAll(async () => {
@@ -105,6 +108,15 @@ async function listAll(profile = 'alpha', extra: Record<string, string> = {}) {
 }
 
 describe('aip jobs list --all-profiles', () => {
+  it('asks about a job another profile made on the same server with that profile’s key, not this one’s', async () => {
+    writeConfig({ alpha: profileOf(a), beta: profileOf(b), gamma: { ...profileOf(a), 'api-key': KEY_C } });
+    const jobC = await queuedJob('gamma', a);
+    await control(a, 'DELETE', '/requests');
+    const jobs = await listAll('alpha');
+    expect(jobs.map((j) => [j.id, j.state, j.profile])).toEqual([[jobC, 'queued', 'gamma']]);
+    expect(new Set(await keysSeen(a))).toEqual(new Set([SEEN_C]));
+  });
+
   it('lists every profile’s jobs, each asked through its own profile with its own key', async () => {
     const jobA = await queuedJob('alpha', a);
     const jobB = await queuedJob('beta', b);

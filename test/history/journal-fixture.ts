@@ -26,14 +26,18 @@ export interface JournalFile {
   appendRaw(text: string): void;
 }
 
-/** A new journal file of process `pid` (this process's by default: still running), on `host`. */
+/**
+ * A new journal file of process `pid` (by default this process's parent, which runs throughout: the
+ * file of a process still running; not this process's own pid, whose files a fold here would know it
+ * never opened), on `host`.
+ */
 export function journalFile(
   env: Env,
   options: { pid?: number; host?: string; at?: number } = {},
 ): JournalFile {
   const dir = journalDir(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const pid = options.pid ?? process.pid;
+  const pid = options.pid ?? process.ppid;
   const tag = journalHostTag(options.host ?? hostname());
   counter++;
   const path = join(

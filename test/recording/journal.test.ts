@@ -100,6 +100,67 @@ describe('the history journal', () => {
     expect(text).not.toContain(TEST_KEY);
   });
 
+  it('keeps no prompt in the command line without bodies, and masks credentials in URLs', async () => {
+    const words = [
+      'chat',
+      '--no-stream',
+      '-m',
+      'OpenPipe/Qwen3-14B-Instruct',
+      '-s',
+      'be terse',
+      '--message=user:my secret plan',
+      'tell me',
+      'everything',
+    ];
+    expect((await run(words)).code).toBe(0);
+    const begin = allEvents().find((e) => e.k === 'begin') as { argv: string[] };
+    expect(begin.argv).toEqual([
+      'chat',
+      '--no-stream',
+      '-m',
+      'OpenPipe/Qwen3-14B-Instruct',
+      '-s',
+      '<8 characters>',
+      '--message=<19 characters>',
+      '<7 characters>',
+      '<10 characters>',
+    ]);
+    const text = journals()
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('');
+    for (const said of ['be terse', 'my secret plan', 'tell me']) expect(text).not.toContain(said);
+
+    // With bodies on, the command line is kept as typed (the bodies hold the same words anyway).
+    expect(
+      (
+        await run(['chat', '--no-stream', '-m', 'OpenPipe/Qwen3-14B-Instruct', '-sterse', 'hi there'], {
+          env: { AIP_HISTORY: 'bodies' },
+        })
+      ).code,
+    ).toBe(0);
+    const kept = allEvents()
+      .filter((e) => e.k === 'begin')
+      .map((e) => (e as { argv: string[] }).argv);
+    expect(kept).toContainEqual([
+      'chat',
+      '--no-stream',
+      '-m',
+      'OpenPipe/Qwen3-14B-Instruct',
+      '-sterse',
+      'hi there',
+    ]);
+  });
+
+  it('masks a token in a URL given as an argument', async () => {
+    const url = 'https://rewards.example/score?token=SUPERSECRET123&x=1';
+    const { historyArgv } = await import('../../src/history/recorder.js');
+    expect(historyArgv(['rollouts', '--reward-url', url], [])).toEqual([
+      'rollouts',
+      '--reward-url',
+      'https://rewards.example/score?token=****&x=1',
+    ]);
+  });
+
   it('is off with AIP_HISTORY=off or `enabled: false` in its settings file', async () => {
     expect((await run(['health'], { env: { AIP_HISTORY: 'off' } })).code).toBe(0);
     expect(journals()).toEqual([]);

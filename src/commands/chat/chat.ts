@@ -1,8 +1,9 @@
 // `aip chat`: its arguments, flags, help and examples; the code that runs is chat.run.ts (and, for a
 // conversation, repl.ts).
 
-import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { Argument, InvalidArgumentError, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
+import { content } from '../content.js';
 import { examples } from '../examples.js';
 import { collect, parseNumber } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
@@ -20,7 +21,7 @@ function define(program: Parent) {
     .description(
       'chat with a model (the openai SDK, on the Inference or Training API); no prompt on a terminal opens a conversation',
     )
-    .argument('[prompt...]', 'the prompt (joined with stdin when both are given)')
+    .addArgument(content(new Argument('[prompt...]', 'the prompt (joined with stdin when both are given)')))
     .addOption(
       valueKind(
         'chat-model',
@@ -30,11 +31,14 @@ function define(program: Parent) {
         ),
       ),
     )
-    .option('-s, --system <text>', 'system prompt')
-    .option(
-      '--message <role:content>',
-      'a message before the prompt, e.g. user:hi or assistant:hello (repeatable)',
-      collect,
+    .addOption(content(new Option('-s, --system <text>', 'system prompt')))
+    .addOption(
+      content(
+        new Option(
+          '--message <role:content>',
+          'a message before the prompt, e.g. user:hi or assistant:hello (repeatable)',
+        ).argParser(collect),
+      ),
     )
     .option('--temperature <x>', 'sampling temperature', parseNumber('--temperature'))
     .option('--max-tokens <n>', 'most tokens to generate', parseMaxTokens)
