@@ -10,13 +10,13 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { control } from './workloads.mjs';
 
-const TOKEN_MS = 20;
-const TOKENS = 16;
-const GROUP_SIZE = 4;
+export const TOKEN_MS = 20;
+export const TOKENS = 16;
+export const GROUP_SIZE = 4;
 /** Tasks per concurrency: about the same wall time for each (5 s of requests at the ideal). */
-const TASKS = { 1: 4, 4: 16, 16: 64 };
+export const TASKS = { 1: 4, 4: 16, 16: 64 };
 /** The concurrency the rewards are compared at. */
-const REWARD_CONCURRENCY = 16;
+export const REWARD_CONCURRENCY = 16;
 
 /**
  * The built-in `contains` as a node script: one trajectory on stdin, its reward on stdout
@@ -49,7 +49,11 @@ function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-export async function measureRollouts({ node, root, bin, origin, key, env, dir }) {
+/**
+ * What every rollouts measure needs (also bench/history.mjs): the emulator reset, a model created, and
+ * the CLI's environment; `usageFile` gets the client's CPU and peak memory (bench/rss.cjs).
+ */
+export async function prepareRollouts({ node, bin, origin, key, env, dir }) {
   const usageFile = join(dir, 'usage-rollouts');
   const cliEnv = {
     ...env,
@@ -76,79 +80,110 @@ export async function measureRollouts({ node, root, bin, origin, key, env, dir }
   );
   if (created.status !== 0) throw new Error(`models create: ${created.stderr}`);
   const model = 'wandb-artifact:///bench/rollouts/bench-rollouts';
-  await control(origin, key, 'POST', '/chat', { unstreamed_token_ms: TOKEN_MS });
+  return { cliEnv, usageFile, model };
+}
+
+/**
+ * One `aip rollouts` run over `count` tasks: its rate, and the client's CPU per rollout. `extraEnv`
+ * is added to the CLI's environment (bench/history.mjs: AIP_HISTORY, AIP_DATA_DIR).
+ */
+export function runRollouts(
+  { node, root, bin, dir },
+  { cliEnv, usageFile, model },
+  name,
+  count,
+  concurrency,
+  reward,
+  extraEnv = {},
+) {
+  const tasks = join(dir, `rollout-tasks-${name}.jsonl`);
+  writeFileSync(
+    tasks,
+    Array.from({ length: count }, (_, i) =>
+      JSON.stringify({
+        messages: [{ role: 'user', content: `Tell me about task ${i}.` }],
+        reference: 'task',
+      }),
+    ).join('\n'),
+  );
+  const out = join(dir, `rollout-groups-${name}.jsonl`);
+  rmSync(out, { force: true });
+  const started = performance.now();
+  const r = spawnSync(
+    node,
+    [
+      '--require',
+      join(root, 'bench', 'rss.cjs'),
+      bin,
+      'rollouts',
+      '--model',
+      model,
+      '--tasks',
+      tasks,
+      ...reward,
+      '-K',
+      String(GROUP_SIZE),
+      '--max-tokens',
+      String(TOKENS),
+      '--concurrency',
+      String(concurrency),
+      '--seed',
+      '1',
+      '-o',
+      out,
+      '--json',
+    ],
+    { env: { ...cliEnv, ...extraEnv }, encoding: 'utf8' },
+  );
+  const seconds = (performance.now() - started) / 1000;
+  if (r.status !== 0) throw new Error(`aip rollouts exited ${r.status}: ${r.stderr}`);
+  const summary = JSON.parse(r.stdout);
+  if (summary.failed > 0) throw new Error(`aip rollouts ${reward.join(' ')}: ${summary.failed} failed`);
+  const rollouts = summary.trajectories + summary.failed;
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
+  return { rollouts, seconds, rate: rollouts / seconds, cpuUsPerRollout: usage.cpu_us / rollouts };
+}
+
+/** A fixed time per token for unstreamed replies (0: the emulator's default again). */
+export function setTokenMs(origin, key, ms) {
+  return control(origin, key, 'POST', '/chat', { unstreamed_token_ms: ms });
+}
+
+/** The single-request latency the ideal is made from: the same request, alone, one after another. */
+export async function singleLatency(origin, key, model) {
+  const latencies = [];
+  for (let i = 0; i < 12; i++) {
+    const started = performance.now();
+    const res = await fetch(`${origin}/training/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model,
+        messages: [{ role: 'user', content: `Tell me about task ${i}.` }],
+        max_tokens: TOKENS,
+        temperature: 1,
+        logprobs: true,
+        seed: i,
+      }),
+    });
+    const body = await res.json();
+    if (body.usage?.completion_tokens !== TOKENS)
+      throw new Error(`a reply of ${body.usage?.completion_tokens} tokens, not ${TOKENS}`);
+    if (i >= 2) latencies.push((performance.now() - started) / 1000);
+  }
+  return median(latencies);
+}
+
+export async function measureRollouts(workload) {
+  const { origin, key } = workload;
+  const setup = await prepareRollouts(workload);
+  await setTokenMs(origin, key, TOKEN_MS);
   try {
     // One request at a time: the latency the ideal is made from.
-    const latencies = [];
-    for (let i = 0; i < 12; i++) {
-      const started = performance.now();
-      const res = await fetch(`${origin}/training/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model,
-          messages: [{ role: 'user', content: `Tell me about task ${i}.` }],
-          max_tokens: TOKENS,
-          temperature: 1,
-          logprobs: true,
-          seed: i,
-        }),
-      });
-      const body = await res.json();
-      if (body.usage?.completion_tokens !== TOKENS)
-        throw new Error(`a reply of ${body.usage?.completion_tokens} tokens, not ${TOKENS}`);
-      if (i >= 2) latencies.push((performance.now() - started) / 1000);
-    }
-    const latency = median(latencies);
+    const latency = await singleLatency(origin, key, setup.model);
     /** One `aip rollouts` run over `count` tasks: its rate, and the client's CPU per rollout. */
-    const measure = (name, count, concurrency, reward) => {
-      const tasks = join(dir, `rollout-tasks-${name}.jsonl`);
-      writeFileSync(
-        tasks,
-        Array.from({ length: count }, (_, i) =>
-          JSON.stringify({
-            messages: [{ role: 'user', content: `Tell me about task ${i}.` }],
-            reference: 'task',
-          }),
-        ).join('\n'),
-      );
-      const out = join(dir, `rollout-groups-${name}.jsonl`);
-      rmSync(out, { force: true });
-      const started = performance.now();
-      const r = spawnSync(
-        node,
-        [
-          '--require',
-          join(root, 'bench', 'rss.cjs'),
-          bin,
-          'rollouts',
-          '--model',
-          model,
-          '--tasks',
-          tasks,
-          ...reward,
-          '-K',
-          String(GROUP_SIZE),
-          '--max-tokens',
-          String(TOKENS),
-          '--concurrency',
-          String(concurrency),
-          '--seed',
-          '1',
-          '-o',
-          out,
-          '--json',
-        ],
-        { env: cliEnv, encoding: 'utf8' },
-      );
-      const seconds = (performance.now() - started) / 1000;
-      if (r.status !== 0) throw new Error(`aip rollouts exited ${r.status}: ${r.stderr}`);
-      const summary = JSON.parse(r.stdout);
-      if (summary.failed > 0) throw new Error(`aip rollouts ${reward.join(' ')}: ${summary.failed} failed`);
-      const rollouts = summary.trajectories + summary.failed;
-      const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
-      return { rollouts, seconds, rate: rollouts / seconds, cpuUsPerRollout: usage.cpu_us / rollouts };
-    };
+    const measure = (name, count, concurrency, reward) =>
+      runRollouts(workload, setup, name, count, concurrency, reward);
     const rows = [];
     for (const concurrency of [1, 4, 16]) {
       const run = measure(String(concurrency), TASKS[concurrency], concurrency, ['--reward', 'contains']);
@@ -158,9 +193,9 @@ export async function measureRollouts({ node, root, bin, origin, key, env, dir }
     // The rewards side by side (issue 30), at the highest concurrency, in the same run: the built-in,
     // the same check as a --reward-cmd (a process per trajectory) and as a --reward-server (one
     // process for the run), both in node.
-    const script = join(dir, 'bench-reward.cjs');
+    const script = join(workload.dir, 'bench-reward.cjs');
     writeFileSync(script, REWARD_SCRIPT);
-    const scriptCommand = (...args) => [node, script, ...args].map((a) => `'${a}'`).join(' ');
+    const scriptCommand = (...args) => [workload.node, script, ...args].map((a) => `'${a}'`).join(' ');
     const rewards = [
       ['built-in', ['--reward', 'contains']],
       ['--reward-cmd', ['--reward-cmd', scriptCommand()]],
@@ -172,6 +207,6 @@ export async function measureRollouts({ node, root, bin, origin, key, env, dir }
     }));
     return { latency, tokenMs: TOKEN_MS, tokens: TOKENS, rows, rewards };
   } finally {
-    await control(origin, key, 'POST', '/chat', { unstreamed_token_ms: 0 });
+    await setTokenMs(origin, key, 0);
   }
 }

@@ -52,6 +52,13 @@ export function spentSince(before: Spent, now: Spent): Spent {
   };
 }
 
+/** Several spends together (the checkpoints of an eval, the iterations of a run); undefined ones skipped. */
+export function totalOf(spends: ReadonlyArray<Spent | undefined>): Spent {
+  let total: Spent = { requests: 0, prompt_tokens: 0, completion_tokens: 0, cost: 0 };
+  for (const spent of spends) if (spent) total = addSpent(total, spent);
+  return total;
+}
+
 /** Two spends together (an iteration's parts over several --resume). */
 export function addSpent(a: Spent | undefined, b: Spent): Spent {
   if (!a) return { ...b };

@@ -22,7 +22,7 @@ export function budgetFlags<Args extends unknown[], Opts extends OptionValues>(c
     )
     .option(
       '--max-total-tokens <n>',
-      'the same for tokens: in and out, of every request (samples and a judge\'s verdicts)',
+      "the same for tokens: in and out, of every request (samples and a judge's verdicts)",
       parseWhole('--max-total-tokens', 1, Number.MAX_SAFE_INTEGER),
     );
 }

@@ -2,6 +2,7 @@
 // error, exit 2, before anything is sent).
 
 import { InvalidArgumentError } from '@commander-js/extra-typings';
+import { parseSince } from '../history/since.js';
 import { BUILT_IN_REWARDS, type BuiltInReward, JUDGE_PREFIX, type RewardName } from '../rollouts/defaults.js';
 import type { Shard } from '../rollouts/shard.js';
 
@@ -98,4 +99,15 @@ export function parseRewardName(value: string): RewardName {
     return `${JUDGE_PREFIX}${model}`;
   }
   throw new InvalidArgumentError(`expected ${BUILT_IN_REWARDS.join(', ')} or judge:MODEL`);
+}
+
+/**
+ * --since, --until, --older-than: an age (7d, 24h, 30m) or an ISO date, as ISO text (history/since.ts),
+ * as the history and usage keep their times.
+ */
+export function parseTime(value: string): string {
+  const iso = parseSince(value);
+  if (iso === undefined)
+    throw new InvalidArgumentError('expected an age (7d, 24h, 30m, 2w) or an ISO date (2026-11-01)');
+  return iso;
 }

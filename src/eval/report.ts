@@ -3,7 +3,7 @@
 // checkpoint to the last. --json puts all of it in one document.
 
 import type { Spent } from '../budget/budget.js';
-import { addSpent, costCell, tokensOf } from '../budget/start.js';
+import { costCell, tokensOf, totalOf } from '../budget/start.js';
 import type { IO } from '../output/io.js';
 import { printTable } from '../output/table.js';
 import type { ChangeCounts, CheckpointStats, TaskDiff } from './statistics.js';
@@ -31,12 +31,7 @@ export const signed = (value: number | null) =>
 
 /** Every checkpoint's spend together. */
 export function totalSpent(report: EvalReport): Spent {
-  return report.checkpoints.reduce<Spent>((sum, c) => addSpent(sum, c.spent), {
-    requests: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    cost: 0,
-  });
+  return totalOf(report.checkpoints.map((c) => c.spent));
 }
 
 export function evalDocument(report: EvalReport): Record<string, unknown> {

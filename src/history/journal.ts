@@ -65,7 +65,6 @@ export class Journal {
 
   private open(): number {
     const dir = join(this.historyDir, JOURNAL_DIR);
-    ensurePrivateDir(dir);
     const random = Math.floor(Math.random() * 0x1000000)
       .toString(16)
       .padStart(6, '0');
@@ -73,10 +72,15 @@ export class Journal {
     this.file = join(dir, name);
     ownFiles.add(name);
     // O_EXCL: a name taken (the same pid and millisecond, the same random) is never written into.
-    return openSync(
-      this.file,
-      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND,
-      0o600,
-    );
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND;
+    try {
+      return openSync(this.file, flags, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      // The first command to record: the directory is made (0700) then. Not made every time: a
+      // mkdir and a stat were a tenth of what recording costs a command.
+      ensurePrivateDir(dir);
+      return openSync(this.file, flags, 0o600);
+    }
   }
 }

@@ -3,7 +3,7 @@
 // drawn over the iterations; --json prints run.json's content (with the run directory) instead.
 
 import type { Spent } from '../budget/budget.js';
-import { addSpent, costCell, describeSpent, tokensOf } from '../budget/start.js';
+import { costCell, describeSpent, tokensOf, totalOf } from '../budget/start.js';
 import type { Context } from '../context.js';
 import { lineChart } from '../output/plot.js';
 import { printTable } from '../output/table.js';
@@ -18,12 +18,7 @@ export function stateOf(iteration: IterationRecord): string {
 
 /** What every iteration's rollouts used, over every part of the run. */
 export function runSpent(run: RunDir): Spent {
-  return run.state.iterations.reduce<Spent>((sum, i) => (i.usage ? addSpent(sum, i.usage) : sum), {
-    requests: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    cost: 0,
-  });
+  return totalOf(run.state.iterations.map((i) => i.usage));
 }
 
 export function printRunSummary(ctx: Context, run: RunDir): void {

@@ -1,15 +1,8 @@
 // What the history verbs share: how a time and a count are read from the command line.
 
 import { InvalidArgumentError } from '@commander-js/extra-typings';
-import { parseSince } from '../../history/since.js';
 
-/** --since, --older-than: an age (7d, 24h, 30m) or an ISO date, as ISO text. */
-export function parseTime(value: string): string {
-  const iso = parseSince(value);
-  if (iso === undefined)
-    throw new InvalidArgumentError('expected an age (7d, 24h, 30m, 2w) or an ISO date (2026-11-01)');
-  return iso;
-}
+export { parseTime } from '../parsers.js';
 
 export function parseCount(value: string): number {
   if (!/^\d+$/.test(value.trim()) || Number(value) < 1)

@@ -1,19 +1,11 @@
 // `aip usage` (`aip usage summary`): its flags, help and examples; the code that runs is summary.run.ts.
 
-import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
-import { parseSince } from '../../history/since.js';
 import { USAGE_KEYS } from '../../usage/keys.js';
 import { examples } from '../examples.js';
+import { parseTime } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
-
-/** --since, --until: an age (7d, 24h, 30m) or an ISO date, as ISO text. */
-function parseTime(value: string): string {
-  const iso = parseSince(value);
-  if (iso === undefined)
-    throw new InvalidArgumentError('expected an age (7d, 24h, 30m, 2w) or an ISO date (2026-11-01)');
-  return iso;
-}
 
 function define(usage: Parent) {
   const summary = usage
