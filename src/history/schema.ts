@@ -9,8 +9,9 @@
 // killed at any moment loses nothing committed), aip's mark in the header. Its format is
 // PRAGMA user_version: a database written by a newer aip is refused, never rewritten.
 
-import { chmodSync, closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { CliError } from '../errors/errors.js';
+import { createPrivateFile } from '../fs/private-file.js';
 import { type SqliteBinding, type SqliteDriver, withTransactions } from './sqlite.js';
 
 /** This aip's format of the database; a newer one's is refused (PRAGMA user_version). */
@@ -97,13 +98,7 @@ export function openHistoryDb(binding: SqliteBinding, file: string): SqliteDrive
   if (header && header.version > HISTORY_FORMAT) throw newerFormat(file, header.version);
   if (mark !== undefined && mark !== HISTORY_APPLICATION_ID)
     throw refuse(file, `is not aip's history (application id 0x${(mark >>> 0).toString(16)})`);
-  try {
-    // Made 0600 before anything is in it: SQLite gives its WAL the database file's mode.
-    closeSync(openSync(file, 'wx', 0o600));
-    chmodSync(file, 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
+  createPrivateFile(file);
   const db = withTransactions(binding.open(file));
   try {
     db.exec('PRAGMA locking_mode = EXCLUSIVE');

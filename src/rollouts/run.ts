@@ -361,7 +361,8 @@ class Rollout {
 function* slotsOf(plan: RolloutPlan, run: Rollout): Generator<Slot> {
   for (const task of plan.tasks)
     for (let sample = 0; sample < plan.groupSize; sample++) {
-      if (run.budgetReached) return;
+      // At a task's first sample only: a group begun is sampled whole (its requests are reserved).
+      if (sample === 0 && run.budgetReached) return;
       yield { task, sample };
     }
 }

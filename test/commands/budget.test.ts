@@ -99,6 +99,16 @@ describe('budgets', () => {
     expect(summary.spent.prompt_tokens + summary.spent.completion_tokens).toBe(after.tokens - spent.tokens);
   });
 
+  it('groups larger than the concurrency: a group begun is sampled whole, whenever the budget is reached', async () => {
+    const out = join(t.dir, 'wide.jsonl');
+    // Given again, the last -K and --concurrency win: 8 samples a group, 16 requests at once.
+    const r = await run(rollouts(out, '-K', '8', '--concurrency', '16', '--max-total-tokens', '1500'));
+    expect(r.code, r.stderr).toBe(9);
+    const written = readJsonLines<Group>(out).length;
+    expect(written).toBeGreaterThan(0);
+    expect((await charged()).requests).toBe(written * 8);
+  });
+
   it('with a judge, every sample and verdict paid for is in a group written, and --resume pays for none twice', async () => {
     const out = join(t.dir, 'judged.jsonl');
     const judged = (...flags: string[]) =>

@@ -49,6 +49,7 @@ import {
   type OwnerLock,
   ownerOf,
 } from '../../fs/owner-lock.js';
+import { createPrivateFile } from '../../fs/private-file.js';
 import { describeFsError, fsErrorCode, isFsError } from '../../fs/write-error.js';
 import { chooseSqliteBinding } from '../../lib/sqlite/choose-sqlite.js';
 import {
@@ -263,14 +264,7 @@ function ownerOfCopy(binding: SqliteBinding, file: string, dir: string): 'ours' 
 
 /** Opens the database in WAL and exclusive locking mode, and takes its lock now. */
 function openLocked(binding: SqliteBinding, file: string, fresh: boolean): SqliteDriver {
-  // Made 0600 before anything is in it (it holds what users sent); SQLite gives its journal files the
-  // database file's mode.
-  try {
-    closeSync(openSync(file, 'wx', 0o600));
-    chmodSync(file, 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
+  createPrivateFile(file);
   const db = withTransactions(binding.open(file));
   try {
     db.exec('PRAGMA locking_mode = EXCLUSIVE');
