@@ -5,6 +5,7 @@
 
 export { claimOwner, type Owner, type OwnerLock } from '../fs/owner-lock.js';
 export { chooseSqliteBinding, SQLITE_CHOICE_ENV } from '../lib/sqlite/choose-sqlite.js';
+export { stopOptimizingCompiles } from '../lib/sqlite/exit-deadlock.js';
 export { nodeSqliteBinding } from '../lib/sqlite/node-driver.js';
 export {
   type SqliteBinding,
@@ -14,3 +15,4 @@ export {
   type SqlValue,
   withTransactions,
 } from '../lib/sqlite/sqlite-driver.js';
+export { WASM_BINDING_NAME } from '../lib/sqlite/wasm-driver.js';

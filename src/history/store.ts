@@ -20,6 +20,8 @@ import {
   type OwnerLock,
   SQLITE_CHOICE_ENV,
   type SqliteDriver,
+  stopOptimizingCompiles,
+  WASM_BINDING_NAME,
 } from './sqlite.js';
 
 type Env = Record<string, string | undefined>;
@@ -97,6 +99,8 @@ export async function withHistoryStore<T>(
   if (!options.create && !anythingKept(dir)) return undefined;
   ensurePrivateDir(dir);
   const binding = chooseSqliteBinding(env[SQLITE_CHOICE_ENV]);
+  // Every use of the store is near its process's end, where Node 20 can deadlock (exit-deadlock.ts).
+  if (binding.name === WASM_BINDING_NAME) stopOptimizingCompiles();
   const lock = await claim(dir, binding.osLock, options.waitMs ?? WAIT_MS);
   const file = join(dir, HISTORY_DB);
   let db: SqliteDriver;

@@ -22,6 +22,8 @@ import type { SqliteBinding, SqliteConnection, SqlRow, SqlValue } from './sqlite
 
 type WasmSqlite = { Database: new (file: string, options?: { readOnly?: boolean }) => Database };
 
+export const WASM_BINDING_NAME = 'node-sqlite3-wasm';
+
 let loaded: WasmSqlite | undefined;
 
 function clearLeftLock(file: string): void {
@@ -77,7 +79,7 @@ export function wasmSqliteBinding(): SqliteBinding {
   loaded ??= createRequire(import.meta.url)('node-sqlite3-wasm') as WasmSqlite;
   const { Database: WasmDatabase } = loaded;
   return {
-    name: 'node-sqlite3-wasm',
+    name: WASM_BINDING_NAME,
     osLock: false,
     open(file, options) {
       clearLeftLock(file);
