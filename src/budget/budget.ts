@@ -13,6 +13,8 @@
 // largest answered before them.
 
 import { BudgetReachedError } from '../errors/errors.js';
+import { dollars } from '../output/dollars.js';
+import { thousands } from '../output/plural.js';
 
 export interface BudgetLimits {
   /** Dollars. */
@@ -51,7 +53,7 @@ export interface Reservation {
   release(): void;
 }
 
-const dollars = (price: TokenPrice | undefined, prompt: number, completion: number): number | null =>
+const costAt = (price: TokenPrice | undefined, prompt: number, completion: number): number | null =>
   price ? (prompt * price.input_per_mtok + completion * price.output_per_mtok) / 1e6 : null;
 
 export class Budget {
@@ -76,7 +78,7 @@ export class Budget {
   /** An answer's usage (every metered request's, admitted by a reservation or not). */
   add(model: string, api: 'training' | 'inference', usage: Answered): void {
     const tokens = usage.prompt_tokens + usage.completion_tokens;
-    const cost = dollars(this.price(model, api), usage.prompt_tokens, usage.completion_tokens);
+    const cost = costAt(this.price(model, api), usage.prompt_tokens, usage.completion_tokens);
     const s = this.spent;
     s.requests++;
     s.prompt_tokens += usage.prompt_tokens;
@@ -147,8 +149,9 @@ export class Budget {
         `${this.unreported} of ${this.spent.requests} answers did not say how many tokens they used, so the budget cannot be kept; no more requests were sent`,
       );
     const parts: string[] = [];
-    if (maxTotalTokens !== undefined) parts.push(`${tokens} of --max-total-tokens ${maxTotalTokens} tokens`);
-    if (maxCost !== undefined) parts.push(`$${(this.spent.cost ?? 0).toFixed(4)} of --max-cost ${maxCost}`);
+    if (maxTotalTokens !== undefined)
+      parts.push(`${thousands(tokens)} of --max-total-tokens ${thousands(maxTotalTokens)} tokens`);
+    if (maxCost !== undefined) parts.push(`${dollars(this.spent.cost ?? 0)} of --max-cost ${maxCost}`);
     return new BudgetReachedError(
       `budget reached: ${this.spent.requests} requests used ${parts.join(' and ')}; no more requests were sent`,
     );

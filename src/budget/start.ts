@@ -5,6 +5,8 @@
 
 import type { Context } from '../context.js';
 import { UsageError } from '../errors/errors.js';
+import { dollars } from '../output/dollars.js';
+import { counted, thousands } from '../output/plural.js';
 import { loadPrices, priceOf } from '../usage/prices.js';
 import { Budget, type BudgetLimits, type Spent } from './budget.js';
 
@@ -72,14 +74,14 @@ export function addSpent(a: Spent | undefined, b: Spent): Spent {
 
 /** "1,234 tokens in, 567 out, 12 requests, $0.0012" (cost unknown when a model has no price). */
 export function describeSpent(spent: Spent): string {
-  const cost = spent.cost === null ? 'cost unknown (a model has no price)' : `$${spent.cost.toFixed(4)}`;
-  return `${spent.prompt_tokens.toLocaleString('en-US')} tokens in, ${spent.completion_tokens.toLocaleString('en-US')} out, ${spent.requests} request${spent.requests === 1 ? '' : 's'}, ${cost}`;
+  const cost = spent.cost === null ? 'cost unknown (a model has no price)' : dollars(spent.cost);
+  return `${thousands(spent.prompt_tokens)} tokens in, ${thousands(spent.completion_tokens)} out, ${counted(spent.requests, 'request')}, ${cost}`;
 }
 
 /** A spend's cost as a cell: "$0.0123", or "unknown" when a model has no price. */
 export function costCell(spent: Spent | undefined): string {
   if (!spent) return '';
-  return spent.cost === null ? 'unknown' : `$${spent.cost.toFixed(4)}`;
+  return spent.cost === null ? 'unknown' : dollars(spent.cost);
 }
 
 /** In and out together: what --max-total-tokens counts. */

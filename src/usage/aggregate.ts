@@ -6,6 +6,7 @@
 // can say "≥ $0.12 (1 model unpriced)": a true statement, never a made-up total.
 
 import type { UsageRow } from '../history/query.js';
+import { dollars } from '../output/dollars.js';
 import type { UsageKey } from './keys.js';
 import { costOf, type Price, type PriceTable, priceOf } from './prices.js';
 
@@ -126,12 +127,6 @@ export function aggregateUsage(rows: readonly UsageRow[], by: UsageKey, table: P
   const list = [...groups.values()];
   if (by === 'day') list.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return { by, groups: list, total, prices: [...used.values()] };
-}
-
-/** Dollars as a cell: to the cent and beyond, as small runs cost fractions of a cent. */
-export function dollars(amount: number): string {
-  if (amount === 0) return '$0';
-  return amount >= 1 ? `$${amount.toFixed(2)}` : `$${amount.toFixed(4)}`;
 }
 
 /** "$0.0123"; "≥ $0.0100 (1 model unpriced)" when some rows had no price; "unknown" when none had one. */

@@ -8,6 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { dollars } from '../../src/output/dollars.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { finishedJob } from '../helpers/jobs.js';
 import { runAip } from '../helpers/spawn.js';
@@ -78,7 +79,7 @@ async function results(tasks: string, ...extra: string[]): Promise<EvalDocument>
   return JSON.parse(r.stdout);
 }
 const row = (c: Checkpoint) =>
-  `| ${c.model} | ${c.samples} | ${c.mean!.toFixed(3)} | ${c.std!.toFixed(3)} | ${(c.pass_rate! * 100).toFixed(1)}% | ${c.failed} | ${c.spent.prompt_tokens + c.spent.completion_tokens} | ${c.spent.cost === null ? 'unknown' : `$${c.spent.cost.toFixed(4)}`} |`;
+  `| ${c.model} | ${c.samples} | ${c.mean!.toFixed(3)} | ${c.std!.toFixed(3)} | ${(c.pass_rate! * 100).toFixed(1)}% | ${c.failed} | ${c.spent.prompt_tokens + c.spent.completion_tokens} | ${c.spent.cost === null ? 'unknown' : dollars(c.spent.cost)} |`;
 
 describe('eval on GitHub Actions', () => {
   it('under --fail-under (the built CLI, exit 1): outputs for the gate, and a summary that says why', async () => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { mermaidNumber } from '../../src/ci/chart.js';
 import { markdownText } from '../../src/ci/markdown.js';
+import { dollars } from '../../src/output/dollars.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { writeArithmeticTasks } from '../helpers/tasks.js';
 import { type Runner, simulatedRunner, stepOutputs, stepSummary } from './runner.js';
@@ -48,7 +49,7 @@ const outputs = () => stepOutputs(runner);
 const summary = () => stepSummary(runner);
 const artifact = (step: number) => `wandb-artifact:///local/demo/agent:step${step}`;
 const row = (i: Iteration) =>
-  `| ${i.iteration} | ${i.checkpoint_step} | ${i.rollouts.mean_reward.toFixed(3)} | ${i.rollouts.trajectories} | ${i.rollouts.failed} | ${i.job_id} | ${i.job_state} | ${i.new_checkpoint_step === undefined ? '' : `step ${i.new_checkpoint_step}`} | ${i.usage.prompt_tokens + i.usage.completion_tokens} | ${i.usage.cost === null ? 'unknown' : `$${i.usage.cost.toFixed(4)}`} |`;
+  `| ${i.iteration} | ${i.checkpoint_step} | ${i.rollouts.mean_reward.toFixed(3)} | ${i.rollouts.trajectories} | ${i.rollouts.failed} | ${i.job_id} | ${i.job_state} | ${i.new_checkpoint_step === undefined ? '' : `step ${i.new_checkpoint_step}`} | ${i.usage.prompt_tokens + i.usage.completion_tokens} | ${i.usage.cost === null ? 'unknown' : dollars(i.usage.cost)} |`;
 
 describe('train rl on GitHub Actions', () => {
   it('to its end: the last job, its checkpoint and mean reward; a row per iteration and a chart', async () => {

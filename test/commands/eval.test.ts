@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { stripVTControlCharacters as plain } from 'node:util';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { checkpointStats, taskDiffs } from '../../src/eval/statistics.js';
+import { dollars } from '../../src/output/dollars.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { finishedJob } from '../helpers/jobs.js';
 import { patience } from '../helpers/patience.js';
@@ -169,7 +170,7 @@ describe('aip eval', () => {
         `${(c.pass_rate! * 100).toFixed(1)}%`,
         '0',
         String(c.spent.prompt_tokens + c.spent.completion_tokens),
-        c.spent.cost === null ? 'unknown' : `$${c.spent.cost.toFixed(4)}`,
+        c.spent.cost === null ? 'unknown' : dollars(c.spent.cost),
       ];
     };
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/))).toEqual([row(0), row(1)]);

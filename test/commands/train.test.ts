@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { dollars } from '../../src/output/dollars.js';
 import { useEmulator } from '../helpers/emulator.js';
 import { patience } from '../helpers/patience.js';
 import { aipEnv, BIN, collect } from '../helpers/spawn.js';
@@ -129,7 +130,7 @@ describe('aip train rl', () => {
           i.job_id,
           'succeeded',
           i.usage!.prompt_tokens + i.usage!.completion_tokens,
-          i.usage!.cost === null ? 'unknown' : `$${i.usage!.cost.toFixed(4)}`,
+          i.usage!.cost === null ? 'unknown' : dollars(i.usage!.cost),
         ].join('\t'),
       ),
     );

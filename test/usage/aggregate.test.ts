@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import type { UsageRow } from '../../src/history/query.js';
-import { aggregateUsage, costText, dollars, keyOf } from '../../src/usage/aggregate.js';
+import { aggregateUsage, costText, keyOf } from '../../src/usage/aggregate.js';
 import type { PriceEntry, PriceTable } from '../../src/usage/prices.js';
 
 function tableOf(prices: Record<string, [number, number]>, bases: Record<string, string> = {}): PriceTable {
@@ -168,14 +168,5 @@ describe('aggregateUsage', () => {
   it('keys a row as documented', () => {
     expect(keyOf(row({ ref: null, id: 7 }), 'run')).toBe('#7');
     expect(keyOf(row({ at: '2026-01-02T03:04:05Z' }), 'day')).toBe('2026-01-02');
-  });
-});
-
-describe('dollars', () => {
-  it('shows cents above a dollar, four places below, and $0 for nothing', () => {
-    expect(dollars(0)).toBe('$0');
-    expect(dollars(0.000123)).toBe('$0.0001');
-    expect(dollars(0.5)).toBe('$0.5000');
-    expect(dollars(12.345)).toBe('$12.35');
   });
 });
