@@ -10,7 +10,7 @@
 // changed for STALE_ELSEWHERE_MS. A torn last line (a process killed in the middle of a write) is
 // never folded: a finished file's is dropped with it.
 
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isProcessAlive } from '../fs/atomic-write.js';
@@ -89,32 +89,34 @@ function parseLines(text: string): unknown[] {
   return events;
 }
 
-/** Folds what the file holds past its offset; returns the events folded and where it stands. */
+/**
+ * Folds what the file held past its offset when it was looked at (`size`: what it grows by meanwhile
+ * is folded next time); returns the events folded and where it stands.
+ */
 function foldFrom(
   db: SqliteDriver,
   path: string,
   name: string,
   start: Offset,
+  size: number,
 ): { events: number; at: Offset } {
   const fd = openSync(path, 'r');
   const { target, saveOffset } = statements(db);
   const at = { ...start };
   let events = 0;
   try {
-    let size = CHUNK_BYTES;
-    for (;;) {
+    let chunk = CHUNK_BYTES;
+    while (at.offset < size) {
       // No more than the file holds past the offset: most files are a few hundred bytes, and a 4 MB
       // buffer zeroed for each was most of a fold's time (bench/history.mjs).
-      const remaining = fstatSync(fd).size - at.offset;
-      if (remaining <= 0) break;
-      const buffer = Buffer.allocUnsafe(Math.min(size, remaining));
+      const buffer = Buffer.allocUnsafe(Math.min(chunk, size - at.offset));
       const n = readSync(fd, buffer, 0, buffer.length, at.offset);
       if (n === 0) break;
       const end = buffer.subarray(0, n).lastIndexOf(0x0a);
       if (end < 0) {
         // A line longer than the chunk, or a torn tail: read more, or stop at the end of the file.
-        if (at.offset + n >= fstatSync(fd).size) break;
-        size *= 2;
+        if (at.offset + n >= size) break;
+        chunk *= 2;
         continue;
       }
       const batch = parseLines(buffer.toString('utf8', 0, end));
@@ -129,7 +131,7 @@ function foldFrom(
         saveOffset.run(name, at.offset, at.lastKind, at.run);
       });
       events += batch.length;
-      size = CHUNK_BYTES;
+      chunk = CHUNK_BYTES;
     }
   } finally {
     closeSync(fd);
@@ -152,16 +154,17 @@ interface Folded {
   finished: boolean;
 }
 
-function foldRows(db: SqliteDriver, dir: string, name: string, now: number): Folded {
-  const path = join(dir, name);
-  let mtimeMs: number;
-  try {
-    mtimeMs = statSync(path).mtimeMs;
-  } catch {
-    return { events: 0, finished: false }; // gone meanwhile
-  }
+function foldRows(db: SqliteDriver, dir: string, name: string, stat: Stat, now: number): Folded {
+  const { size, mtimeMs } = stat;
   const gone = processGone(name, mtimeMs, now);
-  const { events, at } = foldFrom(db, path, name, readOffset(db, name));
+  let folded: ReturnType<typeof foldFrom>;
+  try {
+    folded = foldFrom(db, join(dir, name), name, readOffset(db, name), size);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { events: 0, finished: false }; // gone meanwhile
+    throw error;
+  }
+  const { events, at } = folded;
   const finished = gone || at.lastKind === 'end';
   if (finished && at.lastKind !== 'end') markUnended(db, at.run, mtimeMs);
   return { events, finished };
@@ -188,11 +191,15 @@ function removeFinished(db: SqliteDriver, dir: string, names: readonly string[])
 /** Files are folded in transactions of about this much journal each (a commit a file was slow). */
 const BATCH_BYTES = 16 * 1024 * 1024;
 
-function sizeOf(path: string): number {
+/** A journal file's size and last write, looked at once a fold; undefined when it is gone meanwhile. */
+type Stat = { size: number; mtimeMs: number };
+
+function statOf(path: string): Stat | undefined {
   try {
-    return statSync(path).size;
+    const { size, mtimeMs } = statSync(path);
+    return { size, mtimeMs };
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
@@ -209,21 +216,24 @@ export function foldJournal(db: SqliteDriver, dir: string, now = Date.now()): nu
   // Small files are folded a batch at a time, each batch one transaction (their rows and offsets),
   // committed before any of them is removed: a kill at any point loses nothing and folds nothing
   // twice. A file larger than a batch is folded alone, a transaction a chunk (foldFrom).
-  const sizes = names.map((name) => sizeOf(join(dir, name)));
+  const stats = names.map((name) => statOf(join(dir, name)));
+  const sizes = stats.map((stat) => stat?.size ?? 0);
   for (let i = 0; i < names.length; ) {
     const finished: string[] = [];
-    const fold = (name: string) => {
-      const folded = foldRows(db, dir, name, now);
+    const fold = (index: number) => {
+      const stat = stats[index];
+      if (!stat) return; // gone meanwhile
+      const folded = foldRows(db, dir, names[index]!, stat, now);
       events += folded.events;
-      if (folded.finished) finished.push(name);
+      if (folded.finished) finished.push(names[index]!);
     };
-    if (sizes[i]! > BATCH_BYTES) fold(names[i++]!);
+    if (sizes[i]! > BATCH_BYTES) fold(i++);
     else
       db.transaction(() => {
         let bytes = 0;
         while (i < names.length && sizes[i]! <= BATCH_BYTES && bytes + sizes[i]! <= BATCH_BYTES) {
           bytes += sizes[i]!;
-          fold(names[i++]!);
+          fold(i++);
         }
       });
     removeFinished(db, dir, finished);
@@ -235,9 +245,11 @@ export function foldJournal(db: SqliteDriver, dir: string, now = Date.now()): nu
     .all()
     .map((row) => String(row.file))
     .filter((file) => !present.has(file));
-  if (stale.length > 0)
+  if (stale.length > 0) {
+    const forget = db.prepare('DELETE FROM journal_offsets WHERE file = ?');
     db.transaction(() => {
-      for (const file of stale) db.prepare('DELETE FROM journal_offsets WHERE file = ?').run(file);
+      for (const file of stale) forget.run(file);
     });
+  }
   return events;
 }
