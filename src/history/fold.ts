@@ -10,7 +10,7 @@
 // changed for STALE_ELSEWHERE_MS. A torn last line (a process killed in the middle of a write) is
 // never folded: a finished file's is dropped with it.
 
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isProcessAlive } from '../fs/atomic-write.js';
@@ -89,34 +89,32 @@ function parseLines(text: string): unknown[] {
   return events;
 }
 
-/**
- * Folds what the file held past its offset when it was looked at (`size`: what it grows by meanwhile
- * is folded next time); returns the events folded and where it stands.
- */
+/** Folds what the file holds past its offset; returns the events folded and where it stands. */
 function foldFrom(
   db: SqliteDriver,
   path: string,
   name: string,
   start: Offset,
-  size: number,
 ): { events: number; at: Offset } {
   const fd = openSync(path, 'r');
   const { target, saveOffset } = statements(db);
   const at = { ...start };
   let events = 0;
   try {
-    let chunk = CHUNK_BYTES;
-    while (at.offset < size) {
+    let size = CHUNK_BYTES;
+    for (;;) {
       // No more than the file holds past the offset: most files are a few hundred bytes, and a 4 MB
       // buffer zeroed for each was most of a fold's time (bench/history.mjs).
-      const buffer = Buffer.allocUnsafe(Math.min(chunk, size - at.offset));
+      const remaining = fstatSync(fd).size - at.offset;
+      if (remaining <= 0) break;
+      const buffer = Buffer.allocUnsafe(Math.min(size, remaining));
       const n = readSync(fd, buffer, 0, buffer.length, at.offset);
       if (n === 0) break;
       const end = buffer.subarray(0, n).lastIndexOf(0x0a);
       if (end < 0) {
         // A line longer than the chunk, or a torn tail: read more, or stop at the end of the file.
-        if (at.offset + n >= size) break;
-        chunk *= 2;
+        if (at.offset + n >= fstatSync(fd).size) break;
+        size *= 2;
         continue;
       }
       const batch = parseLines(buffer.toString('utf8', 0, end));
@@ -131,7 +129,7 @@ function foldFrom(
         saveOffset.run(name, at.offset, at.lastKind, at.run);
       });
       events += batch.length;
-      chunk = CHUNK_BYTES;
+      size = CHUNK_BYTES;
     }
   } finally {
     closeSync(fd);
@@ -154,17 +152,20 @@ interface Folded {
   finished: boolean;
 }
 
-function foldRows(db: SqliteDriver, dir: string, name: string, stat: Stat, now: number): Folded {
-  const { size, mtimeMs } = stat;
-  const gone = processGone(name, mtimeMs, now);
-  let folded: ReturnType<typeof foldFrom>;
+// Whether its process is gone is asked before the file is read, and the file is read to its size at
+// that read (not a size looked at earlier): a process found gone has written all it ever will, so what
+// is read is all there is, and the file may go once folded. Looked at the other way round, a writer
+// that appended and then ended in between would lose what it appended.
+function foldRows(db: SqliteDriver, dir: string, name: string, now: number): Folded {
+  const path = join(dir, name);
+  let mtimeMs: number;
   try {
-    folded = foldFrom(db, join(dir, name), name, readOffset(db, name), size);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { events: 0, finished: false }; // gone meanwhile
-    throw error;
+    mtimeMs = statSync(path).mtimeMs;
+  } catch {
+    return { events: 0, finished: false }; // gone meanwhile
   }
-  const { events, at } = folded;
+  const gone = processGone(name, mtimeMs, now);
+  const { events, at } = foldFrom(db, path, name, readOffset(db, name));
   const finished = gone || at.lastKind === 'end';
   if (finished && at.lastKind !== 'end') markUnended(db, at.run, mtimeMs);
   return { events, finished };
@@ -191,15 +192,11 @@ function removeFinished(db: SqliteDriver, dir: string, names: readonly string[])
 /** Files are folded in transactions of about this much journal each (a commit a file was slow). */
 const BATCH_BYTES = 16 * 1024 * 1024;
 
-/** A journal file's size and last write, looked at once a fold; undefined when it is gone meanwhile. */
-type Stat = { size: number; mtimeMs: number };
-
-function statOf(path: string): Stat | undefined {
+function sizeOf(path: string): number {
   try {
-    const { size, mtimeMs } = statSync(path);
-    return { size, mtimeMs };
+    return statSync(path).size;
   } catch {
-    return undefined;
+    return 0;
   }
 }
 
@@ -216,24 +213,21 @@ export function foldJournal(db: SqliteDriver, dir: string, now = Date.now()): nu
   // Small files are folded a batch at a time, each batch one transaction (their rows and offsets),
   // committed before any of them is removed: a kill at any point loses nothing and folds nothing
   // twice. A file larger than a batch is folded alone, a transaction a chunk (foldFrom).
-  const stats = names.map((name) => statOf(join(dir, name)));
-  const sizes = stats.map((stat) => stat?.size ?? 0);
+  const sizes = names.map((name) => sizeOf(join(dir, name)));
   for (let i = 0; i < names.length; ) {
     const finished: string[] = [];
-    const fold = (index: number) => {
-      const stat = stats[index];
-      if (!stat) return; // gone meanwhile
-      const folded = foldRows(db, dir, names[index]!, stat, now);
+    const fold = (name: string) => {
+      const folded = foldRows(db, dir, name, now);
       events += folded.events;
-      if (folded.finished) finished.push(names[index]!);
+      if (folded.finished) finished.push(name);
     };
-    if (sizes[i]! > BATCH_BYTES) fold(i++);
+    if (sizes[i]! > BATCH_BYTES) fold(names[i++]!);
     else
       db.transaction(() => {
         let bytes = 0;
         while (i < names.length && sizes[i]! <= BATCH_BYTES && bytes + sizes[i]! <= BATCH_BYTES) {
           bytes += sizes[i]!;
-          fold(i++);
+          fold(names[i++]!);
         }
       });
     removeFinished(db, dir, finished);
