@@ -195,7 +195,16 @@ export class Context {
    * key is sent when there is one; with 'required' it must exist. (The transport's guard keeps any key
    * off plain http to other machines.)
    */
-  http(service: Service, options: { auth: AuthMode; apiKey?: string; baseUrl?: string }): HttpClient {
+  http(
+    service: Service,
+    options: {
+      auth: AuthMode;
+      apiKey?: string;
+      baseUrl?: string;
+      /** Instead of a warning per retry (a server that says what it does in its own way). */
+      onRetry?: (notice: string) => void;
+    },
+  ): HttpClient {
     const baseUrl = options.baseUrl ?? this.serviceUrl(service);
     const apiKey =
       options.auth === 'none'
@@ -208,6 +217,7 @@ export class Context {
       apiKey,
       transport: this.transport,
       ...this.retryPolicy,
+      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
       userAgent: USER_AGENT,
       limits: this.limits,
       // Trace ingest takes the key as HTTP Basic credentials, user "api" (api-contract.md §4.2).

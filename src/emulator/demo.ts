@@ -15,11 +15,11 @@ import {
   traceFor,
 } from '../traces/make/span.js';
 import { encodeRequest, type PbSpan } from '../traces/otlp/otlp.js';
+import { scanTraceRequest } from '../traces/otlp/scan.js';
 import { routeParts } from './routes/traces.js';
 import type { EmulatorState } from './state.js';
 import type { EmulatedJob } from './store/jobs.js';
 import type { EmulatedModel } from './store/models.js';
-import { scanTraceRequest } from './store/otlp-scan.js';
 
 export const DEMO_PROJECT = 'demo';
 export const DEMO_MODEL = 'demo-agent';

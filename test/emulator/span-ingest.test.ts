@@ -1,4 +1,4 @@
-// Trace ingest as it keeps what arrives (store/otlp-scan.ts, store/span-keys.ts, store/spans.ts): a
+// Trace ingest as it keeps what arrives (traces/otlp/scan.ts, store/span-keys.ts, store/spans.ts): a
 // compressed request kept compressed and decoded when asked, spans sent again known by their trace and
 // span id across requests and encodings (thousands of them, and ids of odd lengths), a request cut or
 // malformed at any byte refused whole.

@@ -6,9 +6,9 @@
 
 import { gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
 import { parseProject, resourceProject } from '../../traces/otlp/routing.js';
+import { type ScannedResourceSpans, scanTraceRequest } from '../../traces/otlp/scan.js';
 import type { Exchange } from '../exchange.js';
 import { joined, MAX_BODY_BYTES, type ReceivedBody } from '../steps/read-body.js';
-import { type ScannedResourceSpans, scanTraceRequest } from '../store/otlp-scan.js';
 import type { PackedRequest, StoredPart } from '../store/spans.js';
 import type { EmulatorRouter } from './types.js';
 

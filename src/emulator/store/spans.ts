@@ -5,8 +5,8 @@
 
 import { ResourceSpansCodec } from '../../traces/otlp/otlp.js';
 import { resourceToJson, scopeToJson, spanToJson } from '../../traces/otlp/otlp-json.js';
+import { keyHex } from '../../traces/otlp/scan.js';
 import { noPersistence, type Persistence, seqId } from '../durable/persistence.js';
-import { keyHex } from './otlp-scan.js';
 import { SpanKeySet } from './span-keys.js';
 
 /**
@@ -23,7 +23,7 @@ export interface StoredPart {
   spans: number;
   /**
    * Where each span's trace id and span id lie in the request's bytes, four offsets a span
-   * (otlp-scan.ts); let go once the part is stored (the keys are then in the store's key sets).
+   * (traces/otlp/scan.ts); let go once the part is stored (the keys are then in the store's key sets).
    */
   ids: number[];
   /** Spans of the part that the store had already (sent again): not counted, not shown. */

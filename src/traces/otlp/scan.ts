@@ -1,14 +1,15 @@
-// Trace ingest's walk over an ExportTraceServiceRequest as it arrived (api-contract.md §4): each
-// ResourceSpans located, its Resource decoded (routing needs its attributes), its spans counted and
-// keyed by their trace and span ids, and every field of every span stepped over so that a malformed
-// message is refused (400) as a full decode would refuse it. Nothing else is decoded: the spans stay
-// bytes until someone asks for them (store/spans.ts).
+// A walk over an ExportTraceServiceRequest as it arrived, for the emulator's trace ingest
+// (api-contract.md §4) and the trace gateway (traces/gateway/), which route a request without decoding
+// its spans: each ResourceSpans located, its Resource decoded (routing needs its attributes), its spans
+// counted and keyed by their trace and span ids, and every field of every span stepped over so that a
+// malformed message is refused (400) as a full decode would refuse it. Nothing else is decoded: the
+// spans stay bytes until someone asks for them (the emulator's store/spans.ts).
 //
 // Written for the emulator's ingest budget (4 µs of CPU a span, about 1 KB of protobuf each): one loop
 // per level over the bytes, no closure or object per field, and a span's key left where it is in the
 // bytes (four offsets: span-keys.ts reads it there) rather than made into a string.
 
-import { type PbResource, ResourceCodec } from '../../traces/otlp/otlp.js';
+import { type PbResource, ResourceCodec } from './otlp.js';
 
 export interface ScannedResourceSpans {
   /** Byte range of the ResourceSpans message inside the request. */

@@ -54,9 +54,9 @@ export class TraceClient {
   async export(
     protobuf: Uint8Array,
     spans: number,
-    options: { gzipped?: boolean; signal?: AbortSignal } = {},
+    options: { gzipped?: boolean; signal?: AbortSignal; retries?: number } = {},
   ): Promise<ExportResult> {
-    const { signal } = options;
+    const { signal, retries } = options;
     const bytes = options.gzipped
       ? Buffer.from(protobuf.buffer, protobuf.byteOffset, protobuf.byteLength)
       : await gzip(protobuf, GZIP);
@@ -68,6 +68,7 @@ export class TraceClient {
       idempotent: true,
       kind: 'trace',
       signal,
+      retries,
     });
     return { ...readExportAnswer(response.data, spans), attempts: response.attempts };
   }
@@ -82,8 +83,8 @@ export function configuredProject(ctx: Context): Project | undefined {
  * covers a proxy too: only a host off this machine goes through one (api/proxy.ts), and the transport
  * checks each request again with its proxy.
  */
-export function traceClient(ctx: Context): TraceClient {
+export function traceClient(ctx: Context, options: { onRetry?: (notice: string) => void } = {}): TraceClient {
   const project = ctx.settings.get('project');
   assertKeyMayBeSentTo(ctx.serviceUrl('trace'));
-  return new TraceClient(ctx.http('trace', { auth: 'required' }), project || undefined);
+  return new TraceClient(ctx.http('trace', { auth: 'required', ...options }), project || undefined);
 }
