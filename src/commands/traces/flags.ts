@@ -13,6 +13,9 @@ export function wholeNumber(flag: string, min: number, max: number): (value: str
   };
 }
 
+/** How many traces `traces list` shows when not told (here, so that list.run.ts need not import list.ts). */
+export const DEFAULT_TRACE_LIMIT = 50;
+
 /** SpanKind of traces/make/span.ts, spelled out: help must not load the traces modules. */
 const KINDS = ['internal', 'server', 'client', 'producer', 'consumer'] as const;
 /** GenAiOperation of traces/make/span.ts, likewise. */

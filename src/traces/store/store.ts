@@ -1,0 +1,99 @@
+// The tee's store: traces/traces.db, folded from the journal before every read (fold.ts) and kept
+// within its bounds (bound.ts). As the history's store (history/store.ts): every use holds the traces
+// directory's owner file (fs/owner-lock.ts), so two aip processes never have the database open at
+// once whatever the SQLite binding, and the writer (`traces serve --tee`) never opens it at all. A
+// reader that finds it held waits (a fold takes milliseconds) up to WAIT_MS.
+
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { CliError } from '../../errors/errors.js';
+import { claimOwner, type OwnerLock } from '../../fs/owner-lock.js';
+import { ensurePrivateDir } from '../../fs/private-dir.js';
+import { chooseSqliteBinding, SQLITE_CHOICE_ENV } from '../../lib/sqlite/choose-sqlite.js';
+import { stopOptimizingCompiles } from '../../lib/sqlite/exit-deadlock.js';
+import type { SqliteDriver } from '../../lib/sqlite/sqlite-driver.js';
+import { WASM_BINDING_NAME } from '../../lib/sqlite/wasm-driver.js';
+import { type Bounds, DEFAULT_BOUNDS, enforceBounds } from './bound.js';
+import { foldTraceJournal } from './fold.js';
+import { JOURNAL_DIR, JOURNAL_NAME, TRACES_DB, tracesDir } from './paths.js';
+import { openTracesDb } from './schema.js';
+
+type Env = Record<string, string | undefined>;
+
+/** How long a reader waits for another's fold or read to end. */
+export const WAIT_MS = 10_000;
+const POLL_MS = 20;
+
+export interface TraceStoreOptions {
+  /** Bounds other than the documented ones: for tests. */
+  bounds?: Bounds;
+  waitMs?: number;
+}
+
+export function tracesDbFile(env: Env): string {
+  return join(tracesDir(env), TRACES_DB);
+}
+
+/** Whether there is anything to read: a database, or a journal file to fold into one. */
+function anythingKept(dir: string): boolean {
+  if (existsSync(join(dir, TRACES_DB))) return true;
+  try {
+    return readdirSync(join(dir, JOURNAL_DIR)).some((name) => JOURNAL_NAME.test(name));
+  } catch {
+    return false;
+  }
+}
+
+async function claim(dir: string, osLock: boolean, waitMs: number): Promise<OwnerLock> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const claimed = claimOwner(dir, { elsewhere: osLock ? 'take' : 'leave' });
+    if ('held' in claimed) return claimed.held;
+    if (Date.now() >= until) {
+      const where = claimed.elsewhere
+        ? `, on another machine (if it no longer runs there, remove ${join(dir, 'owner')})`
+        : '';
+      throw new CliError(
+        `the traces store ${dir} is in use by another aip (pid ${claimed.busy.label}${where}); try again when it ends`,
+      );
+    }
+    await delay(POLL_MS);
+  }
+}
+
+/**
+ * Runs `work` over the store, folded and within bounds, holding the traces directory throughout;
+ * undefined (and nothing made) when nothing was ever kept.
+ */
+export async function withTraceStore<T>(
+  env: Env,
+  work: (db: SqliteDriver) => T,
+  options: TraceStoreOptions = {},
+): Promise<T | undefined> {
+  const dir = tracesDir(env);
+  if (!anythingKept(dir)) return undefined;
+  ensurePrivateDir(dir);
+  const binding = chooseSqliteBinding(env[SQLITE_CHOICE_ENV]);
+  // Node 20 can hang at exit after driving the WebAssembly SQLite (lib/sqlite/exit-deadlock.ts).
+  if (binding.name === WASM_BINDING_NAME) stopOptimizingCompiles();
+  const lock = await claim(dir, binding.osLock, options.waitMs ?? WAIT_MS);
+  let db: SqliteDriver;
+  try {
+    db = openTracesDb(binding, join(dir, TRACES_DB));
+  } catch (error) {
+    lock.giveBack();
+    throw error;
+  }
+  try {
+    try {
+      if (foldTraceJournal(db, join(dir, JOURNAL_DIR)) > 0)
+        enforceBounds(db, options.bounds ?? DEFAULT_BOUNDS);
+      return work(db);
+    } finally {
+      db.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
