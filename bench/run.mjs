@@ -2,11 +2,13 @@
 // `npm run bench`: start-up and round-trip timings of the built CLI as ratios against baselines
 // measured in the same run (product.md section 7), so that machine noise cancels out; and the delay of
 // streamed chat text against a bare fetch client on the same stream (stream.mjs); the cost of --jq
-// (jq.mjs); what the history costs (history.mjs, issue 33). Prints a table and writes a JSON copy to
+// (jq.mjs); what the history costs (history.mjs, issue 33); the trace gateway's (gateway.mjs, issue
+// 34). Prints a table and writes a JSON copy to
 // .bench/results.json. With --check, exits 1 when a target is missed.
 //
 //   node bench/run.mjs [--runs N] [--spans N] [--large-spans N] [--huge-spans N] [--validate-mb N]
 //                      [--emulator-jobs N] [--better-sqlite3] [--history-runs N] [--no-history]
+//                      [--no-gateway]
 //                      [--bin path/to/bin/aip.js] [--check]
 
 import { spawnSync } from 'node:child_process';
@@ -16,6 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describeEmulator, emulatorRows, measureEmulator, measurePaging } from './emulator.mjs';
 import { ingestRows, measureIngest } from './emulator-ingest.mjs';
+import { measureGateway } from './gateway.mjs';
 import { measureHistory } from './history.mjs';
 import { jobsFixture } from './jq.mjs';
 import { measureRollouts } from './rollouts.mjs';
@@ -282,6 +285,13 @@ try {
     history = await measureHistory(workload, { runs: historyRuns });
     addRows(history.rows);
     notes.push(...history.notes);
+  }
+  // Issue 34: the official exporter through `aip traces serve` against the same exporter sending to
+  // the emulator directly, and the gateway's peak memory as the load grows fivefold.
+  if (!args.includes('--no-gateway')) {
+    const gateway = await measureGateway(workload, { spans: 20_000, runs: 5 });
+    addRows(gateway.rows);
+    notes.push(...gateway.notes);
   }
   validation = await measureValidate({ node, root, bin, env: withoutCa, dir: configDir, mb: validateMb });
   // Start-up with 100,000 finished jobs in the state (issue 32: at most 2 s); better-sqlite3, the

@@ -74,11 +74,16 @@ const ordinary = (argument: Argument) => argument.argChoices?.[0] ?? 'x';
 const takesValue = (option: Option) => option.required || option.optional;
 
 /**
- * Extra words that keep a command from running on once the words under test are parsed. The emulator
- * serves until stopped, so an option value it accepts (--api-key -V) would start it: an invalid port
- * after it makes the run a usage error, after the value under test has been taken.
+ * Extra words that keep a command from running on once the words under test are parsed. The emulator,
+ * traces serve and traces tail run until stopped, so an option value they accept (--api-key -V) would
+ * start them: an invalid port or interval after it makes the run a usage error, after the value under
+ * test has been taken.
  */
-const STOP: Record<string, string[]> = { emulator: ['--port', 'none'] };
+const STOP: Record<string, string[]> = {
+  emulator: ['--port', 'none'],
+  'traces serve': ['--port', 'none'],
+  'traces tail': ['--interval', 'none'],
+};
 
 /**
  * What must happen: 'value', the word is taken as the value (the command may still refuse it, or fail

@@ -198,6 +198,14 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
     ],
   }),
   'traces span': () => ({ argv: ['traces', 'span', '--name', 'secret-scan'] }),
+  // A gateway runs until stopped: its own tests check the key is in none of its output and files
+  // (test/traces/gateway/serve.test.ts); here, its help, as for the emulator.
+  'traces serve': () => ({ argv: ['traces', 'serve', '--help'] }),
+  'traces flush': () => ({ argv: ['traces', 'flush'] }),
+  // The emulator's spans (the control route takes the key as a bearer token): traces send's above.
+  'traces list': () => ({ argv: ['traces', 'list', '--emulator'] }),
+  'traces show': () => ({ argv: ['traces', 'show', '5b8efff7980381', '--emulator'] }),
+  'traces tail': () => ({ argv: ['traces', 'tail', '--help'] }),
 };
 /** Prints the key on purpose (for `$(aip auth token)`): checked to print it to stdout only. */
 const PRINTS_THE_KEY = 'auth token';
