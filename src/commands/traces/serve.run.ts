@@ -117,7 +117,10 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<voi
 
   await nextSignal(ctx);
   show.status('Stopping: forwarding or spooling what is in flight (Ctrl-C again: spool it all now)…');
-  void nextSignal(ctx).then(() => forwarder.abort.abort());
+  void nextSignal(ctx).then(() => {
+    forwarder.abort.abort();
+    drainer.abortNow();
+  });
   await receiver.close();
   await forwarder.drained();
   await drainer.close();

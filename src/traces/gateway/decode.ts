@@ -22,7 +22,7 @@ export type BodyFormat = 'protobuf' | 'json';
 /** Why a body is refused: the sender's fault (400), or a type the gateway does not take (415). */
 export class BodyError extends Error {
   constructor(
-    readonly status: 400 | 413 | 415,
+    readonly status: 400 | 408 | 413 | 415,
     message: string,
   ) {
     super(message);

@@ -8,39 +8,70 @@ import { join } from 'node:path';
 import type { TraceClient } from '../send/client.js';
 import type { GatewayCounters } from './counters.js';
 import { refusedForGood } from './forward.js';
-import type { DiskSpool } from './spool.js';
+import type { DiskSpool, SpooledFile } from './spool.js';
 
 export type DrainResult = { sent: number; batches: number; error?: Error };
 
-/** Sends what the spool holds, until it is empty or a send fails (that error is returned). */
+/** A batch the drainer cannot send (unreadable, or refused for good) renamed out of the way, if it can be. */
+function setAside(spool: DiskSpool, file: SpooledFile, suffix: string): string {
+  const name = `${file.name}.${suffix}`;
+  try {
+    renameSync(join(spool.dir, file.name), join(spool.dir, name));
+  } catch {
+    // not renamable: it stays as it is, and is looked at again on the next start
+  }
+  spool.forget(file);
+  return name;
+}
+
+/**
+ * Sends what the spool holds, until it is empty, a send fails (that error is returned), `stop()` says
+ * so (between batches: one in flight is finished, so that what the platform took is not sent again),
+ * or `signal` aborts (a batch in flight is then cut short, and sent again next time).
+ */
 export async function drainSpool(
   spool: DiskSpool,
   client: TraceClient,
   counters: GatewayCounters,
-  options: { signal?: AbortSignal; onWarning: (message: string) => void },
+  options: { signal?: AbortSignal; stop?: () => boolean; onWarning: (message: string) => void },
 ): Promise<DrainResult> {
   let sent = 0;
   let batches = 0;
-  for (let file = spool.oldest(); file && !options.signal?.aborted; file = spool.oldest()) {
+  for (
+    let file = spool.oldest();
+    file && !options.signal?.aborted && !options.stop?.();
+    file = spool.oldest()
+  ) {
+    let bytes: Buffer;
     try {
-      const result = await client.export(spool.read(file), file.spans, {
-        gzipped: true,
-        retries: 0,
-        signal: options.signal,
-      });
-      spool.remove(file);
-      counters.forwarded += result.accepted;
-      counters.dropped += result.rejected;
-      sent += result.accepted;
-      batches++;
+      bytes = spool.read(file);
+    } catch (error) {
+      const name = setAside(spool, file, 'unreadable');
+      options.onWarning(`a spooled batch cannot be read (${(error as Error).message}): set aside as ${name}`);
+      continue;
+    }
+    let result: Awaited<ReturnType<TraceClient['export']>>;
+    try {
+      result = await client.export(bytes, file.spans, { gzipped: true, retries: 0, signal: options.signal });
     } catch (error) {
       if (!refusedForGood(error)) return { sent, batches, error: error as Error };
-      renameSync(join(spool.dir, file.name), join(spool.dir, `${file.name}.refused`));
-      spool.forget(file);
+      const name = setAside(spool, file, 'refused');
       counters.dropped += file.spans;
       options.onWarning(
-        `the platform refused a spooled batch of ${file.spans} spans (${(error as Error).message}): kept as ${file.name}.refused`,
+        `the platform refused a spooled batch of ${file.spans} spans (${(error as Error).message}): kept as ${name}`,
       );
+      continue;
+    }
+    counters.forwarded += result.accepted;
+    counters.dropped += result.rejected;
+    sent += result.accepted;
+    batches++;
+    try {
+      spool.remove(file);
+    } catch (error) {
+      // Sent, but still on the disk: out of this run's count; the next start sends it again.
+      spool.forget(file);
+      options.onWarning(`a sent batch could not be removed from the spool (${(error as Error).message})`);
     }
   }
   return { sent, batches };
@@ -55,7 +86,9 @@ export class SpoolDrainer {
   /** Set while waiting for something to send (not while backing off): what poke() cuts short. */
   private waitingForWork = false;
   private running?: Promise<void>;
-  private readonly stop = new AbortController();
+  private stopping = false;
+  /** Cuts a batch in flight short (a second Ctrl-C): it stays in the spool, to be sent again. */
+  private readonly abort = new AbortController();
 
   constructor(
     private readonly spool: DiskSpool,
@@ -66,7 +99,9 @@ export class SpoolDrainer {
   ) {}
 
   start(): void {
-    this.running ??= this.loop();
+    this.running ??= this.loop().catch((error) => {
+      this.onWarning(`the spool is not sent any more: ${(error as Error).message}`);
+    });
   }
 
   /** Something was spooled: look now, unless backing off. */
@@ -74,10 +109,18 @@ export class SpoolDrainer {
     if (this.waitingForWork) this.wake?.();
   }
 
+  /** Stops after the batch in flight (if any) is sent. */
   async close(): Promise<void> {
-    this.stop.abort();
+    this.stopping = true;
     this.wake?.();
     await this.running;
+  }
+
+  /** Stops now: a batch in flight is cut short and stays in the spool. */
+  abortNow(): void {
+    this.stopping = true;
+    this.abort.abort();
+    this.wake?.();
   }
 
   private sleep(ms: number | undefined): Promise<void> {
@@ -95,7 +138,7 @@ export class SpoolDrainer {
 
   private async loop(): Promise<void> {
     let backoff = 1000;
-    while (!this.stop.signal.aborted) {
+    while (!this.stopping) {
       if (!this.spool.oldest()) {
         this.waitingForWork = true;
         await this.sleep(undefined);
@@ -103,7 +146,8 @@ export class SpoolDrainer {
         continue;
       }
       const result = await drainSpool(this.spool, this.client, this.counters, {
-        signal: this.stop.signal,
+        signal: this.abort.signal,
+        stop: () => this.stopping,
         onWarning: this.onWarning,
       });
       if (!result.error) {
@@ -111,7 +155,7 @@ export class SpoolDrainer {
         this.onBack();
         continue;
       }
-      if (this.stop.signal.aborted) return;
+      if (this.stopping) return;
       await this.sleep(backoff * (0.5 + Math.random() / 2));
       backoff = Math.min(backoff * 2, 30_000);
     }

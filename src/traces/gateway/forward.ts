@@ -104,9 +104,6 @@ export class Forwarder {
   private async send(batch: Pending[]): Promise<void> {
     const spans = batch.reduce((sum, p) => sum + p.spans, 0);
     const gzipped = await gzip(Buffer.concat(batch.map((p) => p.bytes)), GZIP);
-    const settle = (outcome: Outcome) => {
-      for (const p of batch) p.settle(outcome);
-    };
     if (!this.platformDown && !this.abort.signal.aborted) {
       try {
         const result = await this.client.export(gzipped, spans, {
@@ -116,11 +113,13 @@ export class Forwarder {
         });
         this.counters.forwarded += result.accepted;
         this.counters.dropped += result.rejected;
+        const message = result.errorMessage || 'no reason given';
         if (result.rejected > 0)
-          this.options.onWarning(
-            `the platform rejected ${result.rejected} spans: ${result.errorMessage || 'no reason given'}`,
-          );
-        settle({ taken: 'forwarded', rejected: 0, message: '' });
+          this.options.onWarning(`the platform rejected ${result.rejected} spans: ${message}`);
+        // A lone request hears what became of its spans (OTLP's partial_success); in a batch of
+        // several, which request's spans were rejected is not known: they are counted and said.
+        const rejected = batch.length === 1 ? result.rejected : 0;
+        for (const p of batch) p.settle({ taken: 'forwarded', rejected, message: rejected ? message : '' });
         return;
       } catch (error) {
         if (refusedForGood(error) && batch.length > 1) {
@@ -130,16 +129,29 @@ export class Forwarder {
         }
         if (refusedForGood(error)) {
           this.counters.dropped += spans;
-          settle({ refused: 400, message: `the platform refused these spans: ${(error as Error).message}` });
+          batch[0]!.settle({
+            refused: 400,
+            message: `the platform refused these spans: ${(error as Error).message}`,
+          });
           return;
         }
-        this.platformDown = true;
         this.options.onWarning(
           `trace ingest unreachable: spooling until it is back (${(error as Error).message})`,
         );
       }
     }
-    settle(this.keep(gzipped, spans));
+    // Each request spooled on its own (gzipped again when it was sent with others), so that the
+    // drainer can set one aside without the others. New batches skip the platform while the spool
+    // holds something the drainer has yet to send, and only then: if nothing could be spooled (a
+    // full or unwritable spool), the next batch tries the platform again.
+    let spooled = false;
+    for (const p of batch) {
+      const alone = batch.length === 1 ? gzipped : await gzip(p.bytes, GZIP);
+      const outcome = this.keep(alone, p.spans);
+      if ('taken' in outcome) spooled = true;
+      p.settle(outcome);
+    }
+    if (spooled) this.platformDown = true;
   }
 
   /** Into the spool, synced, or refused when it is full or cannot be written (the SDK tries again). */

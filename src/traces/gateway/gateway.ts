@@ -44,21 +44,41 @@ function route(request: PbExportRequest, fallback: Project | undefined): number 
   return unrouted;
 }
 
+/**
+ * The body, whole; a BodyError when it is too large (413: the rest is not read, and the connection
+ * closes after the answer), does not arrive whole within BODY_TIMEOUT_MS (408), or its client went
+ * away (the request is then over: nothing is answered).
+ */
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const timer = setTimeout(() => {
+      req.pause();
+      req.removeAllListeners('data');
+      reject(new BodyError(408, `the request did not arrive whole within ${BODY_TIMEOUT_MS / 1000} s`));
+    }, BODY_TIMEOUT_MS);
+    const done = () => clearTimeout(timer);
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
+        done();
+        req.pause();
+        req.removeAllListeners('data');
         reject(new BodyError(413, `the request is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`));
-        req.destroy();
         return;
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('end', () => {
+      done();
+      resolve(Buffer.concat(chunks));
+    });
+    // A client gone before the end ('close' without 'end'; 'error' is not always emitted).
+    req.on('close', () => {
+      done();
+      if (!req.complete) reject(new BodyError(400, 'the client went away before its request arrived whole'));
+    });
   });
 }
 
@@ -67,6 +87,8 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
  * so that memory stays flat whatever the load (bench/gateway.mjs).
  */
 const SLOTS = 32;
+/** The most a request's body may take to arrive, once it has a slot. */
+const BODY_TIMEOUT_MS = 30_000;
 
 export class Receiver {
   private server: Server;
@@ -76,17 +98,32 @@ export class Receiver {
   stopping = false;
 
   constructor(private readonly options: ReceiverOptions) {
-    this.server = createServer((req, res) => {
-      void this.slot()
-        .then(() => this.handle(req, res))
-        .catch((error) => {
-          if (!res.headersSent) answerFailure(res, 'json', 500, (error as Error).message);
-          else res.destroy();
-        })
-        .finally(() => this.release());
-    });
+    this.server = createServer((req, res) => void this.serve(req, res));
     // An exporter keeps its connection; a stop must not wait for it to go idle on its own.
     this.server.keepAliveTimeout = 5_000;
+  }
+
+  /**
+   * One request: a slot, then its handling, the slot given back however it ends. A request whose
+   * client went away while it waited for a slot gives it back at once (its stream would never end).
+   */
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    await this.slot();
+    try {
+      if (req.destroyed || res.destroyed) return;
+      // Stopping: no connection is kept for another request, and one answered is closed once idle
+      // (an exporter that keeps exporting would otherwise hold the stop up, request after request).
+      res.once('finish', () => {
+        if (this.stopping) setImmediate(() => this.server.closeIdleConnections());
+      });
+      if (this.stopping) res.shouldKeepAlive = false;
+      await this.handle(req, res);
+    } catch (error) {
+      if (!res.headersSent && !res.destroyed) answerFailure(res, 'json', 500, (error as Error).message);
+      else res.destroy();
+    } finally {
+      this.release();
+    }
   }
 
   listen(port: number, host = '127.0.0.1'): Promise<string> {
@@ -98,6 +135,11 @@ export class Receiver {
         resolve(`http://${host}:${address.port}`);
       });
     });
+  }
+
+  /** Requests being read or worked on, and those waiting for a slot. */
+  get load(): { busy: number; waiting: number } {
+    return { busy: this.busy, waiting: this.waiting.length };
   }
 
   private slot(): Promise<void> {
@@ -153,13 +195,10 @@ export class Receiver {
       await this.take(this.prepare(plain, format, fallback), res, format);
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
-      answerFailure(
-        res,
-        format,
-        error.status,
-        error.message,
-        error.status === 413 ? { connection: 'close' } : {},
-      );
+      if (req.destroyed && !req.complete && error.status === 400) return; // gone: no one to answer
+      // A body not read to its end leaves the connection unusable: it closes after the answer.
+      const closing = error.status === 413 || error.status === 408;
+      answerFailure(res, format, error.status, error.message, closing ? { connection: 'close' } : {});
     }
   }
 
@@ -207,6 +246,7 @@ export class Receiver {
       return answerFailure(res, format, outcome.refused, outcome.message);
     }
     this.options.onTaken?.(encoded);
-    answerSuccess(res, format, unrouted, why);
+    const message = [why, outcome.message].filter(Boolean).join('; ');
+    answerSuccess(res, format, unrouted + outcome.rejected, message);
   }
 }

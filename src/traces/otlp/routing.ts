@@ -31,18 +31,21 @@ export function resourceProject(resource: PbResource): Project | undefined {
   return entity && project ? { entity, project } : undefined;
 }
 
-/** The resource with the project's attributes added where it has none of its own. */
+/**
+ * The resource routed to `project` unless it routes itself (both attributes, non-empty). A resource
+ * with only one of the two gets both of the project's: the other alone would send its spans to a
+ * team and project that nobody named together.
+ */
 export function withRouting(resource: PbResource, project: Project | undefined): PbResource {
-  if (!project) return resource;
-  const attributes = resource.attributes ?? [];
-  const missing: PbKeyValue[] = [];
-  if (!stringAttribute(attributes, ENTITY_ATTRIBUTE))
-    missing.push({ key: ENTITY_ATTRIBUTE, value: { stringValue: project.entity } });
-  if (!stringAttribute(attributes, PROJECT_ATTRIBUTE))
-    missing.push({ key: PROJECT_ATTRIBUTE, value: { stringValue: project.project } });
-  if (missing.length === 0) return resource;
-  // An attribute there but empty is replaced, not sent twice; the others keep their order.
+  if (!project || resourceProject(resource)) return resource;
   const routing = (kv: PbKeyValue) => kv.key === ENTITY_ATTRIBUTE || kv.key === PROJECT_ATTRIBUTE;
-  const kept = attributes.filter((kv) => !routing(kv) || kv.value?.stringValue);
-  return { ...resource, attributes: [...kept, ...missing] };
+  const kept = (resource.attributes ?? []).filter((kv) => !routing(kv));
+  return {
+    ...resource,
+    attributes: [
+      ...kept,
+      { key: ENTITY_ATTRIBUTE, value: { stringValue: project.entity } },
+      { key: PROJECT_ATTRIBUTE, value: { stringValue: project.project } },
+    ],
+  };
 }

@@ -106,6 +106,9 @@ export function scanTraceRequest(bytes: Uint8Array): ScannedResourceSpans[] {
 
 function resourceSpans(c: Cursor, end: number): ScannedResourceSpans {
   const found: ScannedResourceSpans = { start: c.pos, end, resource: {}, spans: 0, ids: [] };
+  // A message field given more than once is one message, its parts merged (protobuf's rule): the
+  // resource is decoded from all of them together, as a full decode would make it.
+  const resources: Buffer[] = [];
   while (c.pos < end) {
     const tag = c.tag(end);
     if ((tag & 7) !== 2) {
@@ -113,10 +116,12 @@ function resourceSpans(c: Cursor, end: number): ScannedResourceSpans {
       continue;
     }
     const fieldEnd = c.lengthEnd(end);
-    if (tag >>> 3 === 1) found.resource = ResourceCodec.decode(c.buf.subarray(c.pos, fieldEnd));
+    if (tag >>> 3 === 1) resources.push(c.buf.subarray(c.pos, fieldEnd));
     else if (tag >>> 3 === 2) scopeSpans(c, fieldEnd, found);
     c.pos = fieldEnd;
   }
+  if (resources.length > 0)
+    found.resource = ResourceCodec.decode(resources.length === 1 ? resources[0]! : Buffer.concat(resources));
   return found;
 }
 

@@ -106,8 +106,13 @@ beforeAll(async () => {
   emu = await startEmulator({ port: 0, apiKeys: [TEST_KEY] });
 });
 afterAll(async () => {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  // Killed if still running, and waited for: its files are gone before the temp directories are.
+  for (const child of children) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
   await emu.close();
 });
 

@@ -17,9 +17,16 @@ import { exportSpans } from './exporter.js';
 
 const children: ChildProcess[] = [];
 const emulators: RunningEmulator[] = [];
+/** Killed if still running, and waited for: its files are gone before the temp directories are. */
+async function killed(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exited;
+}
+
 afterEach(async () => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0)) await killed(child);
   for (const emu of emulators.splice(0)) await emu.close().catch(() => undefined);
 });
 
@@ -216,6 +223,42 @@ describe('aip traces serve', () => {
     expect(idsOf(await stored(emu, 10_000))).toEqual(exported.acknowledged.sort());
     const empty = await runAip(['traces', 'flush'], { env });
     expect([empty.code, empty.stderr.trim()]).toEqual([0, 'The spool is empty: nothing to send']);
+  });
+});
+
+describe('aip traces serve, stopped', () => {
+  it('by Ctrl-C while a batch is in flight: it waits for it, and every span it acknowledged arrives', {
+    timeout: patience(120_000),
+  }, async () => {
+    const emu = await emulator();
+    const control = (method: string, path: string, body?: unknown) =>
+      send(
+        `${emu.origin}/_emulator${path}`,
+        method,
+        { authorization: `Bearer ${TEST_KEY}`, 'content-type': 'application/json' },
+        body === undefined ? undefined : JSON.stringify(body),
+      );
+    // The first batch the gateway forwards is held by the platform for a while.
+    await control('POST', '/faults', { path: '/trace/**', delay_ms: 1500, times: 1 });
+    const gateway = await startGateway(gatewayEnv(emu));
+    const exporting = exportSpans(gateway.origin, 'protobuf', 200, { perBatch: 50 });
+    await waitFor(
+      async () =>
+        (JSON.parse((await control('GET', '/faults')).text) as { data: Array<{ remaining: number }> }).data[0]
+          ?.remaining === 0,
+      patience(30_000),
+      'a batch in flight',
+    );
+    const stopped = gateway.stop();
+    const exported = await exporting;
+    const r = await stopped;
+    expect(r.code, r.stderr).toBe(0);
+    const counters = JSON.parse(r.stdout);
+    expect(exported.acknowledged.length).toBeGreaterThanOrEqual(50);
+    expect(counters.forwarded + counters.spool.spans).toBe(exported.acknowledged.length);
+    const s = await stored(emu, 10_000);
+    expect(s.duplicates).toBe(0);
+    expect(idsOf(s)).toEqual(exported.acknowledged.sort());
   });
 });
 
