@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors/errors.js';
 import { compileRegex } from '../../../src/traces/redact/regex.js';
 import {
+  Glob,
   parseDrop,
   parsePresetName,
   parseRedact,
@@ -186,5 +187,44 @@ describe('any value at all', () => {
     expect(refusal(() => parseDrop('a\nb'))).toBe('"a\\nb": the attribute name has a control character');
     expect(refusal(() => parseRedact('a\n=x'))).toContain('spaces around it');
     expect(refusal(() => compileRegex('x(?i\n)'))).toContain('inline flags');
+  });
+});
+
+describe('globs against names from the wire', () => {
+  it('match as * means (any run, dots included), leftmost first', () => {
+    const glob = new Glob('gen_ai.*.tool_calls.*.arguments');
+    expect(glob.test('gen_ai.output.messages.0.tool_calls.1.arguments')).toBe(true);
+    expect(glob.test('gen_ai..tool_calls..arguments')).toBe(true);
+    expect(glob.test('gen_ai.tool_calls.arguments')).toBe(false);
+    expect(glob.test('gen_ai.x.tool_calls.1.argument')).toBe(false);
+    expect(new Glob('a*a').test('a')).toBe(false);
+    expect(new Glob('a*a').test('aa')).toBe(true);
+    expect(new Glob('*').test('')).toBe(true);
+    expect(new Glob('ab*b*bc').test('abbc')).toBe(false);
+    expect(new Glob('ab*b*bc').test('abbbc')).toBe(true);
+  });
+
+  it('agree with the regex meaning of the glob, over generated names', () => {
+    const letters = fc.stringMatching(/^[ab.*]{0,8}$/);
+    fc.assert(
+      fc.property(letters, fc.stringMatching(/^[ab.]{0,12}$/), (pattern, key) => {
+        const regex = new RegExp(
+          `^${pattern
+            .split('*')
+            .map((p) => p.replace(/\./g, '\\.'))
+            .join('[\\s\\S]*')}$`,
+        );
+        expect(new Glob(pattern).test(key)).toBe(regex.test(key));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('answer a long name built for a backtracking matcher (many near-misses, no match)', () => {
+    // The regex this replaced took seconds on such a name; the walk is linear in it (not timed here:
+    // machines differ, and a test never asserts a time).
+    const glob = new Glob('gen_ai.*.tool_calls.*.arguments');
+    const key = `gen_ai.${'.tool_calls.'.repeat(20_000)}x`;
+    expect(glob.test(key)).toBe(false);
   });
 });
