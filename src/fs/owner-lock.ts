@@ -27,6 +27,8 @@ import {
 } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { CliError } from '../errors/errors.js';
 import { isProcessAlive } from './atomic-write.js';
 import { removeFile } from './remove-file.js';
 
@@ -217,4 +219,32 @@ function ownerLock(file: string, replaced: () => string | undefined): OwnerLock 
       if (previous !== undefined) create(file, previous);
     },
   };
+}
+
+/** How often a waiting claim looks again. */
+const CLAIM_POLL_MS = 20;
+
+/**
+ * Takes `dir` for a short use (a fold, a read), waiting up to `waitMs` for another process's use of it
+ * to end; then a CliError naming `what` ("the history") and who has it. `osLock`: the SQLite binding
+ * locks the database itself, so a record from another machine may be taken (its lock decides next).
+ */
+export async function claimOwnerWaiting(
+  dir: string,
+  options: { osLock: boolean; waitMs: number; what: string },
+): Promise<OwnerLock> {
+  const until = Date.now() + options.waitMs;
+  for (;;) {
+    const claimed = claimOwner(dir, { elsewhere: options.osLock ? 'take' : 'leave' });
+    if ('held' in claimed) return claimed.held;
+    if (Date.now() >= until) {
+      const where = claimed.elsewhere
+        ? `, on another machine (if it no longer runs there, remove ${join(dir, OWNER_FILE)})`
+        : '';
+      throw new CliError(
+        `${options.what} ${dir} is in use by another aip (pid ${claimed.busy.label}${where}); try again when it ends`,
+      );
+    }
+    await delay(CLAIM_POLL_MS);
+  }
 }

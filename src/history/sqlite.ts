@@ -3,7 +3,7 @@
 // (fs/owner-lock.ts), taken before the database is opened so that two processes never have it open at
 // once whatever the binding. Named here once for the rest of history/.
 
-export { claimOwner, type Owner, type OwnerLock } from '../fs/owner-lock.js';
+export { claimOwner, claimOwnerWaiting, type Owner, type OwnerLock } from '../fs/owner-lock.js';
 export { chooseSqliteBinding, SQLITE_CHOICE_ENV } from '../lib/sqlite/choose-sqlite.js';
 export { stopOptimizingCompiles } from '../lib/sqlite/exit-deadlock.js';
 export { nodeSqliteBinding } from '../lib/sqlite/node-driver.js';

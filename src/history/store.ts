@@ -7,8 +7,6 @@
 
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import { CliError } from '../errors/errors.js';
 import { ensurePrivateDir } from '../fs/private-dir.js';
 import { foldJournal } from './fold.js';
 import { HISTORY_DB, historyDir, JOURNAL_DIR } from './paths.js';
@@ -16,8 +14,7 @@ import { enforceBounds } from './prune.js';
 import { openHistoryDb } from './schema.js';
 import {
   chooseSqliteBinding,
-  claimOwner,
-  type OwnerLock,
+  claimOwnerWaiting,
   SQLITE_CHOICE_ENV,
   type SqliteDriver,
   stopOptimizingCompiles,
@@ -39,8 +36,6 @@ export const MAX_INVOCATIONS = 100_000;
 export const MAX_BODY_BYTES = 256 * 1024 * 1024;
 /** How long a use waits for another process's use to end before it gives up. */
 export const WAIT_MS = 10_000;
-/** How often it looks again meanwhile. */
-const POLL_MS = 20;
 
 export interface StoreOptions {
   /** Bounds other than the documented ones: for tests. */
@@ -69,23 +64,6 @@ function anythingKept(dir: string): boolean {
   }
 }
 
-async function claim(dir: string, osLock: boolean, waitMs: number): Promise<OwnerLock> {
-  const until = Date.now() + waitMs;
-  for (;;) {
-    const claimed = claimOwner(dir, { elsewhere: osLock ? 'take' : 'leave' });
-    if ('held' in claimed) return claimed.held;
-    if (Date.now() >= until) {
-      const where = claimed.elsewhere
-        ? `, on another machine (if it no longer runs there, remove ${join(dir, 'owner')})`
-        : '';
-      throw new CliError(
-        `the history ${dir} is in use by another aip (pid ${claimed.busy.label}${where}); try again when it ends`,
-      );
-    }
-    await delay(POLL_MS);
-  }
-}
-
 /**
  * Runs `work` over the store, folded and within bounds, holding the history directory throughout;
  * undefined (and nothing made) when there is no history at all and `create` is not asked.
@@ -101,7 +79,11 @@ export async function withHistoryStore<T>(
   const binding = chooseSqliteBinding(env[SQLITE_CHOICE_ENV]);
   // Every use of the store is near its process's end, where Node 20 can deadlock (exit-deadlock.ts).
   if (binding.name === WASM_BINDING_NAME) stopOptimizingCompiles();
-  const lock = await claim(dir, binding.osLock, options.waitMs ?? WAIT_MS);
+  const lock = await claimOwnerWaiting(dir, {
+    osLock: binding.osLock,
+    waitMs: options.waitMs ?? WAIT_MS,
+    what: 'the history',
+  });
   const file = join(dir, HISTORY_DB);
   let db: SqliteDriver;
   try {

@@ -176,12 +176,16 @@ export function foldTraceJournal(db: SqliteDriver, dir: string, now = Date.now()
   const finished: string[] = [];
   for (const name of names) {
     const path = join(dir, name);
-    const stat = statOf(path);
-    if (!stat) continue;
-    const gone = writerGone(name, stat.mtimeMs, now);
+    const seen = statOf(path);
+    if (!seen) continue;
+    // Whether its writer is gone is decided before the size to read to is taken: a writer found gone
+    // has written all it ever will. The other way round, one that appended and then ended in between
+    // would have its last records cut off, and its file removed with them (the history's fold met it).
+    const gone = writerGone(name, seen.mtimeMs, now);
+    const size = statOf(path)?.size ?? seen.size;
     let reached: Reached;
     try {
-      reached = foldFile(db, s, path, name, stat.size);
+      reached = foldFile(db, s, path, name, size);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // removed meanwhile
       throw error;

@@ -67,6 +67,13 @@ export function frameAt(buffer: Buffer, at: number): Frame {
       ? { kind: 'end', end }
       : { kind: 'record', payload: buffer.subarray(at + HEADER_BYTES, end), end };
   }
+  // A record that begins here but runs past the buffer (or whose header is not all there) is one to
+  // read further, not to skip: looking inside it for a magic would take its payload's bytes for
+  // records (a span's attribute can hold "AIPT" and a fake end mark). Only a record whole in the buffer
+  // that fails its CRC, or bytes that are no header, are skipped.
+  if (at + HEADER_BYTES > buffer.length) return { kind: 'partial' };
+  const claimed = claimedLength(buffer, at);
+  if (claimed !== undefined && at + claimed > buffer.length) return { kind: 'partial' };
   const next = nextWhole(buffer, at + 1);
   return next === undefined ? { kind: 'partial' } : { kind: 'skip', next };
 }

@@ -6,9 +6,7 @@
 
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import { CliError } from '../../errors/errors.js';
-import { claimOwner, type OwnerLock } from '../../fs/owner-lock.js';
+import { claimOwnerWaiting } from '../../fs/owner-lock.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
 import { chooseSqliteBinding, SQLITE_CHOICE_ENV } from '../../lib/sqlite/choose-sqlite.js';
 import { stopOptimizingCompiles } from '../../lib/sqlite/exit-deadlock.js';
@@ -23,7 +21,6 @@ type Env = Record<string, string | undefined>;
 
 /** How long a reader waits for another's fold or read to end. */
 export const WAIT_MS = 10_000;
-const POLL_MS = 20;
 
 export interface TraceStoreOptions {
   /** Bounds other than the documented ones: for tests. */
@@ -45,23 +42,6 @@ function anythingKept(dir: string): boolean {
   }
 }
 
-async function claim(dir: string, osLock: boolean, waitMs: number): Promise<OwnerLock> {
-  const until = Date.now() + waitMs;
-  for (;;) {
-    const claimed = claimOwner(dir, { elsewhere: osLock ? 'take' : 'leave' });
-    if ('held' in claimed) return claimed.held;
-    if (Date.now() >= until) {
-      const where = claimed.elsewhere
-        ? `, on another machine (if it no longer runs there, remove ${join(dir, 'owner')})`
-        : '';
-      throw new CliError(
-        `the traces store ${dir} is in use by another aip (pid ${claimed.busy.label}${where}); try again when it ends`,
-      );
-    }
-    await delay(POLL_MS);
-  }
-}
-
 /**
  * Runs `work` over the store, folded and within bounds, holding the traces directory throughout;
  * undefined (and nothing made) when nothing was ever kept.
@@ -77,7 +57,11 @@ export async function withTraceStore<T>(
   const binding = chooseSqliteBinding(env[SQLITE_CHOICE_ENV]);
   // Node 20 can hang at exit after driving the WebAssembly SQLite (lib/sqlite/exit-deadlock.ts).
   if (binding.name === WASM_BINDING_NAME) stopOptimizingCompiles();
-  const lock = await claim(dir, binding.osLock, options.waitMs ?? WAIT_MS);
+  const lock = await claimOwnerWaiting(dir, {
+    osLock: binding.osLock,
+    waitMs: options.waitMs ?? WAIT_MS,
+    what: 'the traces store',
+  });
   let db: SqliteDriver;
   try {
     db = openTracesDb(binding, join(dir, TRACES_DB));

@@ -94,7 +94,9 @@ export function emulatorSource(ctx: Context): TraceSource {
       const got = await page({ ...query, offset: at, limit: PAGE });
       spans.push(...views(got.data));
       at += got.data.length;
-      if (got.data.length === 0 || at >= got.total) return { spans, total: got.total, at };
+      // The server says how many there are: at most MAX_EMULATOR_SPANS are read whatever it says.
+      if (got.data.length === 0 || at >= got.total || at - offset >= MAX_EMULATOR_SPANS)
+        return { spans, total: got.total, at };
     }
   };
   const all = async () => {

@@ -21,7 +21,7 @@ import { tracesDbFile, withTraceStore } from '../../../src/traces/store/store.js
 import { openTeeWriter } from '../../../src/traces/store/writer.js';
 import { groupTraces } from '../../../src/traces/view/model.js';
 import { tempDir } from '../../helpers/temp.js';
-import { agentTurn, hexId, request } from './requests.js';
+import { agentTurn, hexId, request, span, str } from './requests.js';
 
 /** A pid no process has (above Linux's pid_max): a file of a writer that is gone. */
 const DEAD_PID = 4_194_304 + 23;
@@ -229,5 +229,32 @@ describe('the tee writer and the store', () => {
     expect(warnings[0]).toMatch(
       /^traces tee: cannot write .* \((EEXIST|ENOTDIR)\); nothing more is kept locally/,
     );
+  });
+});
+
+describe('a record larger than a fold window, holding what looks like records', () => {
+  it('is read whole: a fake end mark or record in its payload is never taken for one', async () => {
+    const env = envFor();
+    // "AIPT", length 0, CRC 0: an end mark, inside an attribute value; and a whole fake record too.
+    const fakeEnd = END_RECORD.toString('latin1');
+    const fakeRecord = frameRecord(request(agentTurn(99))).toString('latin1');
+    const big = 'x'.repeat(5 * 1024 * 1024); // past the 4 MB window
+    const hostile = request([
+      span({
+        trace: hexId(1, 16),
+        span: hexId(1, 8),
+        name: 'hostile',
+        attributes: [str('blob', `${fakeEnd}${fakeRecord}${big}${fakeEnd}`)],
+      }),
+    ]);
+    const writer = openTeeWriter(env);
+    writer.append(request(agentTurn(2)));
+    writer.append(hostile);
+    expect(await spanCount(env)).toBe(4);
+    // The file was not taken for ended: what is appended after is read too; and the fake record's
+    // three spans are nowhere (4 + 3, not 10).
+    writer.append(request(agentTurn(3)));
+    expect(await spanCount(env)).toBe(7);
+    writer.close();
   });
 });
