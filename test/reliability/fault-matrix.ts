@@ -678,6 +678,12 @@ const OFFLINE: Record<string, string> = {
   'jobs validate rl': 'checks a file offline',
   'jobs validate sft': 'checks a file offline',
   'traces generate': 'writes synthetic spans to a file or stdout',
+  'traces list':
+    "reads this machine's trace store (--emulator: a local emulator's control route, not the platform)",
+  'traces show':
+    "reads this machine's trace store (--emulator: a local emulator's control route, not the platform)",
+  'traces tail':
+    "follows this machine's trace store (--emulator: a local emulator's control route, not the platform)",
   'rollouts merge': "joins shards' groups files into one, on this machine",
   completion: 'prints a shell script',
   __complete: 'completes from the local records, never the server (test/commands/complete.test.ts)',
@@ -694,6 +700,10 @@ const EXCLUDED: Record<string, string> = {
   'emulator status': "asks the local emulator's own health route, not the platform",
   'emulator stop': 'signals the local emulator process',
   'emulator reset': "tells a running local emulator through its control route, not the platform's clients",
+  'traces serve':
+    'a server: what it does when trace ingest fails (unreachable, stopped and back, refusing) is test/traces/gateway/',
+  'traces flush':
+    "sends a gateway's spool, which is empty here: its failures are test/traces/gateway/serve.test.ts's",
 };
 
 /** The verb a matrix command runs: its name without the flag or the request it names. */

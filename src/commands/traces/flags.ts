@@ -13,6 +13,26 @@ export function wholeNumber(flag: string, min: number, max: number): (value: str
   };
 }
 
+const SIZE_UNITS = new Map([
+  ['b', 1],
+  ['kb', 1024],
+  ['kib', 1024],
+  ['mb', 1024 ** 2],
+  ['mib', 1024 ** 2],
+  ['gb', 1024 ** 3],
+  ['gib', 1024 ** 3],
+]);
+
+/** A size such as "4MB", "512KB" or "1048576", from `min` to `max` bytes; `range` says which in the error. */
+export function sizeParser(min: number, max: number, range: string): (value: string) => number {
+  return (value) => {
+    const m = /^(\d+)\s*(B|KB|KiB|MB|MiB|GB|GiB)?$/i.exec(value.trim());
+    const bytes = m ? Number(m[1]) * (SIZE_UNITS.get((m[2] ?? 'b').toLowerCase()) ?? 1) : Number.NaN;
+    if (!(bytes >= min && bytes <= max)) throw new InvalidArgumentError(`expected a size ${range}`);
+    return bytes;
+  };
+}
+
 /** How many traces `traces list` shows when not told (here, so that list.run.ts need not import list.ts). */
 export const DEFAULT_TRACE_LIMIT = 50;
 

@@ -1,21 +1,14 @@
 // `aip traces send`: its argument, flags, help and examples; the code that runs is send.run.ts.
 
-import { Argument, InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { Argument, Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import type { OptionsOf, Parent } from '../types.js';
 import { valueKind } from '../value-kinds.js';
-import { wholeNumber } from './flags.js';
+import { sizeParser, wholeNumber } from './flags.js';
 
 /** "4MB", "512KB", "1048576". */
-function parseBytes(value: string): number {
-  const m = /^(\d+)\s*(B|KB|KiB|MB|MiB)?$/i.exec(value.trim());
-  const unit = { b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2 }[(m?.[2] ?? 'b').toLowerCase()];
-  const bytes = m ? Number(m[1]) * (unit ?? 1) : Number.NaN;
-  if (!(bytes >= 64 * 1024 && bytes <= 64 * 1024 ** 2))
-    throw new InvalidArgumentError('expected a size from 64KB to 64MB, e.g. 4MB');
-  return bytes;
-}
+const parseBytes = sizeParser(64 * 1024, 64 * 1024 ** 2, 'from 64KB to 64MB, e.g. 4MB');
 
 function define(traces: Parent) {
   const send = traces

@@ -1,11 +1,11 @@
 // `aip traces serve`: its flags, help and examples; the code that runs is serve.run.ts.
 
-import { InvalidArgumentError, Option } from '@commander-js/extra-typings';
+import { Option } from '@commander-js/extra-typings';
 import type { Context } from '../../context.js';
 import { examples } from '../examples.js';
 import { collect } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
-import { wholeNumber } from './flags.js';
+import { sizeParser, wholeNumber } from './flags.js';
 
 /**
  * The presets of --redact-preset (traces/redact/presets.ts, which may not load at start-up: the
@@ -14,22 +14,7 @@ import { wholeNumber } from './flags.js';
 export const REDACT_PRESETS = ['prompts', 'completions', 'content', 'tool-io'] as const;
 
 /** "512MB", "2GB", "1048576": the spool's bound. */
-export function parseSpoolSize(value: string): number {
-  const m = /^(\d+)\s*(B|KB|KiB|MB|MiB|GB|GiB)?$/i.exec(value.trim());
-  const units: Record<string, number> = {
-    b: 1,
-    kb: 1024,
-    kib: 1024,
-    mb: 1024 ** 2,
-    mib: 1024 ** 2,
-    gb: 1024 ** 3,
-    gib: 1024 ** 3,
-  };
-  const bytes = m ? Number(m[1]) * (units[(m[2] ?? 'b').toLowerCase()] ?? 1) : Number.NaN;
-  if (!(bytes >= 1024 * 1024 && bytes <= 1024 ** 4))
-    throw new InvalidArgumentError('expected a size from 1MB to 1024GB, e.g. 512MB');
-  return bytes;
-}
+export const parseSpoolSize = sizeParser(1024 ** 2, 1024 ** 4, 'from 1MB to 1024GB, e.g. 512MB');
 
 function define(traces: Parent) {
   const serve = traces
