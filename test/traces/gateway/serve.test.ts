@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/index.js';
 import { send, TEST_KEY } from '../../helpers/emulator.js';
 import { patience } from '../../helpers/patience.js';
+import { hasScript, startTerminal } from '../../helpers/pty.js';
 import { collect, runAip, type Spawned, startAip } from '../../helpers/spawn.js';
 import { tempDir } from '../../helpers/temp.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -259,6 +260,28 @@ describe('aip traces serve, stopped', () => {
     const s = await stored(emu, 10_000);
     expect(s.duplicates).toBe(0);
     expect(idsOf(s)).toEqual(exported.acknowledged.sort());
+  });
+});
+
+describe.runIf(hasScript)('aip traces serve on a terminal', () => {
+  it('shows a status line of what it received and forwarded; Ctrl-C stops it with the counts', {
+    timeout: patience(120_000),
+  }, async () => {
+    const emu = await emulator();
+    const term = startTerminal(['traces', 'serve', '--port', '0'], gatewayEnv(emu));
+    try {
+      await term.waitFor(/Listening on http:\/\/127\.0\.0\.1:\d+\//);
+      const origin = /Listening on (http:\/\/127\.0\.0\.1:\d+)\//.exec(term.screen())![1]!;
+      const exported = await exportSpans(origin, 'protobuf', 120);
+      expect(exported.failed).toEqual([]);
+      // Redrawn every second: it comes to show the spans once they are forwarded.
+      await term.waitFor(/received 120 · forwarded 120 · spooled 0 · dropped 0 · [\d,]+ spans\/s/);
+      term.type('\u0003');
+      expect(await term.exited).toBe(0);
+      expect(term.screen()).toMatch(/received 120 · forwarded 120 · spooled 0 · dropped 0\s*$/);
+    } finally {
+      term.kill();
+    }
   });
 });
 
