@@ -9,9 +9,9 @@
 // killed at any moment loses nothing committed), aip's mark in the header. Its format is
 // PRAGMA user_version: a database written by a newer aip is refused, never rewritten.
 
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { CliError } from '../errors/errors.js';
 import { createPrivateFile } from '../fs/private-file.js';
+import { sqliteHeaderOf } from '../lib/sqlite/header.js';
 import { type SqliteBinding, type SqliteDriver, withTransactions } from './sqlite.js';
 
 /** This aip's format of the database; a newer one's is refused (PRAGMA user_version). */
@@ -62,24 +62,6 @@ function refuse(file: string, why: string): CliError {
   });
 }
 
-/**
- * The mark (application_id) and format (user_version) in an existing file's header, read without
- * opening it in SQLite: a file that is not ours, or a newer aip's, is refused before anything could
- * write to it. undefined for a new (absent or empty) file; a mark of -1 for a file that is not SQLite.
- */
-function headerOf(file: string): { mark: number; version: number } | undefined {
-  if (!existsSync(file) || statSync(file).size === 0) return undefined;
-  const fd = openSync(file, 'r');
-  try {
-    const header = Buffer.alloc(100);
-    const n = readSync(fd, header, 0, 100, 0);
-    if (n < 100 || header.toString('latin1', 0, 16) !== 'SQLite format 3\0') return { mark: -1, version: 0 };
-    return { mark: header.readInt32BE(68), version: header.readInt32BE(60) };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 function newerFormat(file: string, version: number): CliError {
   return refuse(
     file,
@@ -92,7 +74,7 @@ function newerFormat(file: string, version: number): CliError {
  * is not aip's history or that a newer aip wrote, with its bytes untouched.
  */
 export function openHistoryDb(binding: SqliteBinding, file: string): SqliteDriver {
-  const header = headerOf(file);
+  const header = sqliteHeaderOf(file);
   const mark = header?.mark;
   if (mark === -1) throw refuse(file, 'is not a SQLite database');
   if (header && header.version > HISTORY_FORMAT) throw newerFormat(file, header.version);

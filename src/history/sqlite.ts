@@ -3,10 +3,10 @@
 // (fs/owner-lock.ts), taken before the database is opened so that two processes never have it open at
 // once whatever the binding. Named here once for the rest of history/.
 
-export { claimOwner, claimOwnerWaiting, type Owner, type OwnerLock } from '../fs/owner-lock.js';
+export { claimOwner, type Owner, type OwnerLock } from '../fs/owner-lock.js';
 export { chooseSqliteBinding, SQLITE_CHOICE_ENV } from '../lib/sqlite/choose-sqlite.js';
-export { stopOptimizingCompiles } from '../lib/sqlite/exit-deadlock.js';
 export { nodeSqliteBinding } from '../lib/sqlite/node-driver.js';
+export { claimForShortUse } from '../lib/sqlite/short-use.js';
 export {
   type SqliteBinding,
   type SqliteDriver,
@@ -15,4 +15,3 @@ export {
   type SqlValue,
   withTransactions,
 } from '../lib/sqlite/sqlite-driver.js';
-export { WASM_BINDING_NAME } from '../lib/sqlite/wasm-driver.js';

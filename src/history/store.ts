@@ -12,14 +12,7 @@ import { foldJournal } from './fold.js';
 import { HISTORY_DB, historyDir, JOURNAL_DIR } from './paths.js';
 import { enforceBounds } from './prune.js';
 import { openHistoryDb } from './schema.js';
-import {
-  chooseSqliteBinding,
-  claimOwnerWaiting,
-  SQLITE_CHOICE_ENV,
-  type SqliteDriver,
-  stopOptimizingCompiles,
-  WASM_BINDING_NAME,
-} from './sqlite.js';
+import { claimForShortUse, type SqliteDriver } from './sqlite.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -76,11 +69,7 @@ export async function withHistoryStore<T>(
   const dir = historyDir(env);
   if (!options.create && !anythingKept(dir)) return undefined;
   ensurePrivateDir(dir);
-  const binding = chooseSqliteBinding(env[SQLITE_CHOICE_ENV]);
-  // Every use of the store is near its process's end, where Node 20 can deadlock (exit-deadlock.ts).
-  if (binding.name === WASM_BINDING_NAME) stopOptimizingCompiles();
-  const lock = await claimOwnerWaiting(dir, {
-    osLock: binding.osLock,
+  const { binding, lock } = await claimForShortUse(dir, env, {
     waitMs: options.waitMs ?? WAIT_MS,
     what: 'the history',
   });

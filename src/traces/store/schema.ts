@@ -7,9 +7,9 @@
 // synchronous=NORMAL, aip's mark in the header, and a format (user_version) a newer aip's file is
 // refused by, never rewritten.
 
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { CliError } from '../../errors/errors.js';
 import { createPrivateFile } from '../../fs/private-file.js';
+import { sqliteHeaderOf } from '../../lib/sqlite/header.js';
 import { type SqliteBinding, type SqliteDriver, withTransactions } from '../../lib/sqlite/sqlite-driver.js';
 
 export const TRACES_FORMAT = 1;
@@ -37,23 +37,9 @@ function refuse(file: string, why: string): CliError {
   });
 }
 
-/** The mark and format in an existing file's header, read without SQLite (history/schema.ts). */
-function headerOf(file: string): { mark: number; version: number } | undefined {
-  if (!existsSync(file) || statSync(file).size === 0) return undefined;
-  const fd = openSync(file, 'r');
-  try {
-    const header = Buffer.alloc(100);
-    const n = readSync(fd, header, 0, 100, 0);
-    if (n < 100 || header.toString('latin1', 0, 16) !== 'SQLite format 3\0') return { mark: -1, version: 0 };
-    return { mark: header.readInt32BE(68), version: header.readInt32BE(60) };
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** Opens (making) the database; the caller holds the traces directory (store.ts). */
 export function openTracesDb(binding: SqliteBinding, file: string): SqliteDriver {
-  const header = headerOf(file);
+  const header = sqliteHeaderOf(file);
   if (header?.mark === -1) throw refuse(file, 'is not a SQLite database');
   const newer = (version: number) =>
     refuse(

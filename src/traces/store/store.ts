@@ -6,12 +6,9 @@
 
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { claimOwnerWaiting } from '../../fs/owner-lock.js';
 import { ensurePrivateDir } from '../../fs/private-dir.js';
-import { chooseSqliteBinding, SQLITE_CHOICE_ENV } from '../../lib/sqlite/choose-sqlite.js';
-import { stopOptimizingCompiles } from '../../lib/sqlite/exit-deadlock.js';
+import { claimForShortUse } from '../../lib/sqlite/short-use.js';
 import type { SqliteDriver } from '../../lib/sqlite/sqlite-driver.js';
-import { WASM_BINDING_NAME } from '../../lib/sqlite/wasm-driver.js';
 import { type Bounds, DEFAULT_BOUNDS, enforceBounds } from './bound.js';
 import { foldTraceJournal } from './fold.js';
 import { JOURNAL_DIR, JOURNAL_NAME, TRACES_DB, tracesDir } from './paths.js';
@@ -54,11 +51,7 @@ export async function withTraceStore<T>(
   const dir = tracesDir(env);
   if (!anythingKept(dir)) return undefined;
   ensurePrivateDir(dir);
-  const binding = chooseSqliteBinding(env[SQLITE_CHOICE_ENV]);
-  // Node 20 can hang at exit after driving the WebAssembly SQLite (lib/sqlite/exit-deadlock.ts).
-  if (binding.name === WASM_BINDING_NAME) stopOptimizingCompiles();
-  const lock = await claimOwnerWaiting(dir, {
-    osLock: binding.osLock,
+  const { binding, lock } = await claimForShortUse(dir, env, {
     waitMs: options.waitMs ?? WAIT_MS,
     what: 'the traces store',
   });
