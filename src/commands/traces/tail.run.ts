@@ -26,14 +26,18 @@ async function newTraces(
   printed: Set<string>,
 ): Promise<TraceSummary[]> {
   const roots = spans.filter((s) => s.parent_id === null && !printed.has(s.trace_id));
-  const out: TraceSummary[] = [];
-  for (const id of new Set(roots.map((s) => s.trace_id))) {
+  const ids = [...new Set(roots.map((s) => s.trace_id))];
+  if (ids.length === 0) return [];
+  for (const id of ids) {
     printed.add(id);
     if (printed.size > REMEMBERED) printed.delete(printed.values().next().value!);
-    const all = await source.trace(id);
-    if (all.length > 0) out.push(summarize(all));
   }
-  return out;
+  // All of them in one look: the local store is folded and opened once, not once a trace.
+  const traces = await source.traces(ids);
+  return ids.flatMap((id) => {
+    const all = traces.get(id) ?? [];
+    return all.length > 0 ? [summarize(all)] : [];
+  });
 }
 
 export async function runTail(ctx: Context, options: TraceTailOptions): Promise<void> {

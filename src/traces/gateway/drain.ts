@@ -1,7 +1,10 @@
 // Sends the spool, oldest batch first, each removed only once the platform has taken it (a kill
 // between the two sends that batch again on the next start: the platform keys spans by their ids).
 // A batch the platform refuses for good (400) would block every batch behind it: it is set aside as
-// `<name>.refused`, kept for the user to look at, and counted as dropped.
+// `<name>.refused`, kept for the user to look at, and counted as dropped. One that fails otherwise
+// (a 500, say) may mean the platform is away, or that this batch alone trips it: the next batch
+// tells. If that one goes through, the failed one is put behind the others and tried again later;
+// after MAX_STRIKES such turns it is set aside as `<name>.failing`, kept as well.
 
 import { renameSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +14,9 @@ import { refusedForGood } from './forward.js';
 import type { DiskSpool, SpooledFile } from './spool.js';
 
 export type DrainResult = { sent: number; batches: number; error?: Error };
+
+/** How often a batch may fail while batches behind it go through, before it is set aside. */
+export const MAX_STRIKES = 5;
 
 /** A batch the drainer cannot send (unreadable, or refused for good) renamed out of the way, if it can be. */
 function setAside(spool: DiskSpool, file: SpooledFile, suffix: string): string {
@@ -37,10 +43,12 @@ export async function drainSpool(
 ): Promise<DrainResult> {
   let sent = 0;
   let batches = 0;
+  /** A batch that just failed, while the one after it is tried to tell the platform from the batch. */
+  let suspect: { file: SpooledFile; error: Error } | undefined;
   for (
-    let file = spool.oldest();
+    let file = spool.oldest(suspect?.file);
     file && !options.signal?.aborted && !options.stop?.();
-    file = spool.oldest()
+    file = spool.oldest(suspect?.file)
   ) {
     let bytes: Buffer;
     try {
@@ -54,13 +62,29 @@ export async function drainSpool(
     try {
       result = await client.export(bytes, file.spans, { gzipped: true, retries: 0, signal: options.signal });
     } catch (error) {
-      if (!refusedForGood(error)) return { sent, batches, error: error as Error };
+      if (!refusedForGood(error)) {
+        // A second failure in a row: the platform, not the batch. The suspect keeps its place.
+        if (suspect || spool.count < 2) return { sent, batches, error: error as Error };
+        suspect = { file, error: error as Error };
+        continue;
+      }
       const name = setAside(spool, file, 'refused');
       counters.dropped += file.spans;
       options.onWarning(
         `the platform refused a spooled batch of ${file.spans} spans (${(error as Error).message}): kept as ${name}`,
       );
       continue;
+    }
+    if (suspect) {
+      const { file: failing, error } = suspect;
+      suspect = undefined;
+      if (spool.defer(failing) >= MAX_STRIKES) {
+        const name = setAside(spool, failing, 'failing');
+        counters.dropped += failing.spans;
+        options.onWarning(
+          `a spooled batch of ${failing.spans} spans failed ${MAX_STRIKES} times while others went through (${error.message}): kept as ${name}`,
+        );
+      }
     }
     counters.forwarded += result.accepted;
     counters.dropped += result.rejected;
@@ -74,6 +98,8 @@ export async function drainSpool(
       options.onWarning(`a sent batch could not be removed from the spool (${(error as Error).message})`);
     }
   }
+  // Nothing after the suspect to tell by: it stays, and its failure is the result.
+  if (suspect) return { sent, batches, error: suspect.error };
   return { sent, batches };
 }
 

@@ -5,8 +5,7 @@
 // request), gzipped as `traces send` does. While the platform is unreachable, new batches go straight
 // to the spool, which the drainer sends, oldest first, once it is back (drain.ts).
 
-import { promisify } from 'node:util';
-import { gzip as gzipCallback } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { ApiError } from '../../errors/errors.js';
 import type { BatchLimits } from '../read/batches.js';
 import type { TraceClient } from '../send/client.js';
@@ -14,7 +13,12 @@ import { GZIP } from '../send/gzip-options.js';
 import type { GatewayCounters } from './counters.js';
 import type { DiskSpool } from './spool.js';
 
-const gzip = promisify(gzipCallback);
+/**
+ * Gzipped on the main thread: a batch is at most 4 MB, under 10 ms at level 1, and zlib's pool costs
+ * more CPU than it saves on a machine the exporter, the gateway and the platform share (twice the CPU
+ * a request on 2 cores, bench/gateway.mjs).
+ */
+const gzip = (bytes: Uint8Array): Buffer => gzipSync(bytes, GZIP);
 
 /** How an SDK request ended: taken (forwarded or spooled), or refused with the status to answer. */
 export type Outcome =
@@ -103,7 +107,7 @@ export class Forwarder {
 
   private async send(batch: Pending[]): Promise<void> {
     const spans = batch.reduce((sum, p) => sum + p.spans, 0);
-    const gzipped = await gzip(Buffer.concat(batch.map((p) => p.bytes)), GZIP);
+    const gzipped = gzip(batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((p) => p.bytes)));
     if (!this.platformDown && !this.abort.signal.aborted) {
       try {
         const result = await this.client.export(gzipped, spans, {
@@ -146,7 +150,7 @@ export class Forwarder {
     // full or unwritable spool), the next batch tries the platform again.
     let spooled = false;
     for (const p of batch) {
-      const alone = batch.length === 1 ? gzipped : await gzip(p.bytes, GZIP);
+      const alone = batch.length === 1 ? gzipped : gzip(p.bytes);
       const outcome = this.keep(alone, p.spans);
       if ('taken' in outcome) spooled = true;
       p.settle(outcome);

@@ -22,6 +22,8 @@ export const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
 export interface ReceiverOptions {
   forwarder: Forwarder;
+  /** The most the requests in slots may hold at once; MEMORY_BUDGET unless a test says otherwise. */
+  memoryBudget?: number;
   counters: GatewayCounters;
   project: Project | undefined;
   redact?: (request: PbExportRequest) => { redacted: number; dropped: number };
@@ -46,10 +48,11 @@ function route(request: PbExportRequest, fallback: Project | undefined): number 
 
 /**
  * The body, whole; a BodyError when it is too large (413: the rest is not read, and the connection
- * closes after the answer), does not arrive whole within BODY_TIMEOUT_MS (408), or its client went
- * away (the request is then over: nothing is answered).
+ * closes after the answer), when `hold` refuses a chunk (503: the gateway's memory budget is spent),
+ * does not arrive whole within BODY_TIMEOUT_MS (408), or its client went away (the request is then
+ * over: nothing is answered).
  */
-function readBody(req: IncomingMessage): Promise<Buffer> {
+function readBody(req: IncomingMessage, hold: (bytes: number) => boolean): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -68,11 +71,18 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
         reject(new BodyError(413, `the request is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`));
         return;
       }
+      if (!hold(chunk.length)) {
+        done();
+        req.pause();
+        req.removeAllListeners('data');
+        reject(new BodyError(503, 'the gateway holds as many requests as it may: try again later'));
+        return;
+      }
       chunks.push(chunk);
     });
     req.on('end', () => {
       done();
-      resolve(Buffer.concat(chunks));
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     });
     // A client gone before the end ('close' without 'end'; 'error' is not always emitted).
     req.on('close', () => {
@@ -89,15 +99,26 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 const SLOTS = 32;
 /** The most a request's body may take to arrive, once it has a slot. */
 const BODY_TIMEOUT_MS = 30_000;
+/**
+ * The most the requests in slots may hold at once, bodies as read and then as routed until taken:
+ * 32 slots of 64 MB bodies would otherwise let one local client take gigabytes. Past it a request is
+ * answered 503 with Retry-After (the exporter's to retry), so memory stays within this and one
+ * request's inflating.
+ */
+export const MEMORY_BUDGET = 256 * 1024 * 1024;
 
 export class Receiver {
   private server: Server;
   private own?: OwnNames;
   private busy = 0;
   private waiting: Array<() => void> = [];
+  /** Bytes the requests in slots hold (see MEMORY_BUDGET). */
+  private held = 0;
+  private readonly memoryBudget: number;
   stopping = false;
 
   constructor(private readonly options: ReceiverOptions) {
+    this.memoryBudget = options.memoryBudget ?? MEMORY_BUDGET;
     this.server = createServer((req, res) => void this.serve(req, res));
     // An exporter keeps its connection; a stop must not wait for it to go idle on its own.
     this.server.keepAliveTimeout = 5_000;
@@ -137,9 +158,9 @@ export class Receiver {
     });
   }
 
-  /** Requests being read or worked on, and those waiting for a slot. */
-  get load(): { busy: number; waiting: number } {
-    return { busy: this.busy, waiting: this.waiting.length };
+  /** Requests being read or worked on, those waiting for a slot, and the bytes they hold. */
+  get load(): { busy: number; waiting: number; held: number } {
+    return { busy: this.busy, waiting: this.waiting.length, held: this.held };
   }
 
   private slot(): Promise<void> {
@@ -183,22 +204,40 @@ export class Receiver {
         allow: 'POST',
       });
     let format: BodyFormat = 'json';
+    // What this request holds of the memory budget, given back however it ends.
+    let held = 0;
+    const hold = (bytes: number): boolean => {
+      if (this.held + bytes > this.memoryBudget) return false;
+      this.held += bytes;
+      held += bytes;
+      return true;
+    };
     try {
       format = formatOf(req.headers['content-type']);
       if (Number(req.headers['content-length'] ?? 0) > MAX_BODY_BYTES)
         throw new BodyError(413, `the request is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB`);
-      const body = await readBody(req);
+      const body = await readBody(req, hold);
       if (this.stopping) return this.unavailable(res, format, 'the gateway is stopping');
       const header = req.headers.project_id;
       const fallback = parseProject(Array.isArray(header) ? header[0] : header) ?? this.options.project;
       const plain = inflate(body, req.headers['content-encoding'] as string | undefined);
-      await this.take(this.prepare(plain, format, fallback), res, format);
+      const routed = this.prepare(plain, format, fallback);
+      // The body as read is done with: what is held from here is the request as it will be sent.
+      this.held -= held;
+      held = 0;
+      if (!hold(routed.encoded.byteLength))
+        return this.unavailable(res, format, 'the gateway holds as many requests as it may');
+      await this.take(routed, res, format);
     } catch (error) {
       if (!(error instanceof BodyError)) throw error;
       if (req.destroyed && !req.complete && error.status === 400) return; // gone: no one to answer
       // A body not read to its end leaves the connection unusable: it closes after the answer.
-      const closing = error.status === 413 || error.status === 408;
-      answerFailure(res, format, error.status, error.message, closing ? { connection: 'close' } : {});
+      const headers: Record<string, string> = {};
+      if (error.status === 413 || error.status === 408 || error.status === 503) headers.connection = 'close';
+      if (error.status === 503) headers['retry-after'] = '5';
+      answerFailure(res, format, error.status, error.message, headers);
+    } finally {
+      this.held -= held;
     }
   }
 

@@ -34,6 +34,8 @@ function byAge(a: SpooledFile, b: SpooledFile): number {
 
 export class DiskSpool {
   private files: SpooledFile[] = [];
+  /** Batches deferred (see defer), by name: a Map, the names being the disk's. */
+  private strikes = new Map<string, number>();
   private total = 0;
   private seq = 0;
 
@@ -102,8 +104,21 @@ export class DiskSpool {
     this.total += gzipped.byteLength;
   }
 
-  oldest(): SpooledFile | undefined {
-    return this.files[0];
+  /** The oldest batch, or the oldest but `except`. */
+  oldest(except?: SpooledFile): SpooledFile | undefined {
+    return this.files.find((f) => f !== except);
+  }
+
+  /**
+   * A batch that failed while one behind it went through: put behind the others, so that it no
+   * longer holds them up. Returns how many times that has happened to it in this process.
+   */
+  defer(file: SpooledFile): number {
+    const at = this.files.indexOf(file);
+    if (at >= 0) this.files.push(...this.files.splice(at, 1));
+    const strikes = (this.strikes.get(file.name) ?? 0) + 1;
+    this.strikes.set(file.name, strikes);
+    return strikes;
   }
 
   read(file: SpooledFile): Buffer {
@@ -116,6 +131,7 @@ export class DiskSpool {
     if (at < 0) return;
     this.files.splice(at, 1);
     this.total -= file.bytes;
+    this.strikes.delete(file.name);
   }
 
   /** Once sent: gone from the disk, then from the count. */

@@ -21,6 +21,8 @@ export interface TraceSource {
   idsWithPrefix(prefix: string): Promise<string[]>;
   /** Every span of one trace, with attributes, events, links and resource. */
   trace(traceId: string): Promise<SpanView[]>;
+  /** Every span of each trace, by id (the local store opened once for all of them). */
+  traces(traceIds: readonly string[]): Promise<Map<string, SpanView[]>>;
   /** Where new spans begin now, and the spans after a place, for tail. */
   end(): Promise<number>;
   after(place: number): Promise<{ spans: SpanView[]; place: number }>;
@@ -36,6 +38,7 @@ export function localSource(ctx: Context): TraceSource {
     spans: (sinceMs) => read((db) => spansSince(db, sinceMs), []),
     idsWithPrefix: (prefix) => read((db) => traceIdsWithPrefix(db, prefix), []),
     trace: (id) => read((db) => spansOfTrace(db, id), []),
+    traces: (ids) => read((db) => new Map(ids.map((id) => [id, spansOfTrace(db, id)])), new Map()),
     end: () => read((db) => lastSeq(db), 0),
     after: (place) =>
       read(
@@ -118,6 +121,11 @@ export function emulatorSource(ctx: Context): TraceSource {
       return [...new Set(ids.filter((id) => id.startsWith(prefix)))].sort().slice(0, 2);
     },
     trace: async (id) => (await from(0, { trace_id: id })).spans,
+    async traces(ids) {
+      const out = new Map<string, SpanView[]>();
+      for (const id of ids) out.set(id, (await from(0, { trace_id: id })).spans);
+      return out;
+    },
     end: async () => (await page({ offset: 0, limit: 0 })).total,
     async after(place) {
       const { total } = await page({ offset: 0, limit: 0 });
