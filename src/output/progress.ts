@@ -12,6 +12,8 @@ export interface Progress {
   status(text: string | (() => string)): void;
   /** A line that stays: above the status line on a terminal, a plain line elsewhere. */
   line(text: string): void;
+  /** A warning that stays, as `line`, but never silenced by --quiet (io.warn's). */
+  warn(text: string): void;
   /** Clears the status line. */
   done(): void;
 }
@@ -22,7 +24,7 @@ const REDRAW_MS = 50;
 
 export function progress(io: IO): Progress {
   if (!io.spinnersEnabled) {
-    return { status() {}, line: (text) => io.info(text), done() {} };
+    return { status() {}, line: (text) => io.info(text), warn: (text) => io.warn(text), done() {} };
   }
   let current = '';
   let drawn = Number.NEGATIVE_INFINITY;
@@ -41,6 +43,11 @@ export function progress(io: IO): Progress {
     },
     line(text) {
       io.errWrite(`${clear}${text}\n${current}`);
+    },
+    warn(text) {
+      io.errWrite(clear);
+      io.warn(text);
+      io.errWrite(current);
     },
     done() {
       if (current) io.errWrite(clear);

@@ -52,7 +52,7 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<voi
     const kind = message.split(':')[0]!;
     if (warned.has(kind)) return;
     warned.add(kind);
-    show.line(`warning: ${message}`);
+    show.warn(message);
   };
   const forwarder = new Forwarder(client, spool, counters, {
     concurrency: options.concurrency ?? 4,
@@ -72,9 +72,7 @@ export async function runServe(ctx: Context, options: ServeOptions): Promise<voi
     },
     warn,
   );
-  const tee = options.tee
-    ? openTeeWriter(ctx.env, { warn: (message) => show.line(`warning: ${message}`) })
-    : undefined;
+  const tee = options.tee ? openTeeWriter(ctx.env, { warn: (message) => show.warn(message) }) : undefined;
   const receiver = new Receiver({
     forwarder,
     counters,

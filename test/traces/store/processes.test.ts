@@ -14,6 +14,7 @@ import { withTraceStore } from '../../../src/traces/store/store.js';
 import { patience } from '../../helpers/patience.js';
 import { collect } from '../../helpers/spawn.js';
 import { tempDir } from '../../helpers/temp.js';
+import { waitFor } from '../../helpers/wait.js';
 import { hexId } from './requests.js';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
@@ -107,12 +108,11 @@ describe('the tee across processes', () => {
     // Large records (3 × 256 KB a turn), written as fast as it can: a kill lands mid-write often.
     const { child, done } = startWriter(env.AIP_DATA_DIR, 1, 100_000, 256 * 1024, 0);
     const dir = journalDirOf(env);
-    const until = Date.now() + patience(30_000);
     const size = () => {
       const files = existsSync(dir) ? readdirSync(dir) : [];
       return files.length ? statSync(join(dir, files[0]!)).size : 0;
     };
-    while (Date.now() < until && size() < 8 * 1024 * 1024) await delay(2);
+    await waitFor(() => size() >= 8 * 1024 * 1024, patience(30_000), 'the journal at 8 MB');
     child.kill('SIGKILL');
     expect((await done).signal).toBe('SIGKILL');
     const ids = await traceIds(env);
