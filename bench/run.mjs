@@ -3,12 +3,12 @@
 // measured in the same run (product.md section 7), so that machine noise cancels out; and the delay of
 // streamed chat text against a bare fetch client on the same stream (stream.mjs); the cost of --jq
 // (jq.mjs); what the history costs (history.mjs, issue 33); the trace gateway's (gateway.mjs, issue
-// 34). Prints a table and writes a JSON copy to
-// .bench/results.json. With --check, exits 1 when a target is missed.
+// 34); `aip mcp`'s start-up to its first tools/list (mcp.mjs, issue 35). Prints a table and writes a
+// JSON copy to .bench/results.json. With --check, exits 1 when a target is missed.
 //
 //   node bench/run.mjs [--runs N] [--spans N] [--large-spans N] [--huge-spans N] [--validate-mb N]
 //                      [--emulator-jobs N] [--better-sqlite3] [--history-runs N] [--no-history]
-//                      [--no-gateway]
+//                      [--no-gateway] [--no-mcp]
 //                      [--bin path/to/bin/aip.js] [--check]
 
 import { spawnSync } from 'node:child_process';
@@ -21,6 +21,7 @@ import { ingestRows, measureIngest } from './emulator-ingest.mjs';
 import { measureGateway } from './gateway.mjs';
 import { measureHistory } from './history.mjs';
 import { jobsFixture } from './jq.mjs';
+import { measureMcp } from './mcp.mjs';
 import { measureRollouts } from './rollouts.mjs';
 import { measureStartup } from './startup.mjs';
 import { measureStreaming } from './stream.mjs';
@@ -157,6 +158,9 @@ for (const [label, env] of envs) {
 // jobs, on this Node and on Node 24 (bench/startup.mjs), NODE_EXTRA_CA_CERTS unset.
 const notes = [];
 addRows(measureStartup({ runs, notes, bin }));
+// Issue 35: `aip mcp` from its start to its first tools/list answer, against the SDK's smallest server.
+if (!args.includes('--no-mcp'))
+  addRows((await measureMcp({ node, bin, env: withoutCa, dir: configDir, runs: Math.max(runs, 9) })).rows);
 
 const { origin, stop } = startEmulator(withoutCa);
 try {

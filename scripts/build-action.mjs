@@ -44,6 +44,21 @@ require('./aip.js')
   });
 `;
 
+/**
+ * `aip mcp` left out: its run file replaced by one that says so (src/commands/mcp/mcp.not-in-action.ts).
+ * An MCP server over a CI step's stdio serves no one, and the SDK would make aip.js half again larger.
+ */
+const withoutMcp = {
+  name: 'aip-without-mcp',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/mcp\.run\.js$/ }, (args) =>
+      args.importer.endsWith(join('commands', 'mcp', 'mcp.ts'))
+        ? { path: join(root, 'src', 'commands', 'mcp', 'mcp.not-in-action.ts') }
+        : undefined,
+    );
+  },
+};
+
 export async function buildAction({ outDir = ACTION_DIR } = {}) {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
@@ -62,6 +77,7 @@ export async function buildAction({ outDir = ACTION_DIR } = {}) {
     metafile: true,
     define: { AIP_VERSION: JSON.stringify(pkg.version) },
     logLevel: 'warning',
+    plugins: [withoutMcp],
   };
   const builds = await Promise.all([
     build({ ...common, entryPoints: { index: 'src/action/main.ts' } }),

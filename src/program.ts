@@ -20,6 +20,7 @@ import { registerHealth } from './commands/health/health.js';
 import { registerHelp } from './commands/help/help.js';
 import { registerHistory } from './commands/history/register.js';
 import { registerJobs } from './commands/jobs/register.js';
+import { registerMcp } from './commands/mcp/mcp.js';
 import { registerModels } from './commands/models/register.js';
 import { registerReward } from './commands/reward/register.js';
 import { registerRollouts } from './commands/rollouts/rollouts.js';
@@ -276,6 +277,7 @@ export function buildProgram(ctx: Context, options: { deferVerbs?: boolean } = {
   registerHealth(root, ctx);
   registerSystemCheck(root, ctx);
   registerDoctor(root, ctx);
+  registerMcp(root, ctx, buildProgram);
   registerEmulator(root, ctx);
   registerCompletion(root, ctx);
   registerHelp(root, ctx);

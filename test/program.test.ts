@@ -83,6 +83,8 @@ const STOP: Record<string, string[]> = {
   emulator: ['--port', 'none'],
   'traces serve': ['--port', 'none'],
   'traces tail': ['--interval', 'none'],
+  // Serves until stdin closes (at once here: stdin is empty), but an argument it does not take ends it.
+  mcp: ['no-argument'],
 };
 
 /**

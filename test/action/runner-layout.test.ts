@@ -125,6 +125,19 @@ describe('the action, checked out at a ref and started by a runner', () => {
     expect(JSON.parse(json.join('\n'))).toMatchObject({ id: jobId });
   });
 
+  it('leaves aip mcp out of the bundle, and says where to get it', async () => {
+    const path = [...addedPaths(layout).reverse(), process.env.PATH ?? ''].join(delimiter);
+    const r = await collect(
+      spawn('sh', ['-c', 'aip mcp </dev/null'], {
+        env: { ...t.env, PATH: path, HOME: join(layout.root, 'home'), AIP_KEYRING: 'off' },
+      }),
+    );
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/aip mcp is not in the GitHub Action's bundle.*npx aip mcp/s);
+    expect(readFileSync(join(layout.action, 'action', 'aip.js'), 'utf8')).not.toMatch(/modelcontextprotocol/);
+  });
+
   it('passes quoted words as one: an apostrophe, \\" and a line break inside quotes', async () => {
     const r = await runStep(layout, {
       with: { args: `health --json --jq "\n  \\"it's \\" + \\"a \\\\\\"test\\\\\\"\\""` },

@@ -142,6 +142,27 @@ describe('the commands that hints and messages name', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('so do the skill file and AGENTS.md, which agents copy from', () => {
+    const tree = commandTree();
+    const found: Found[] = [];
+    for (const file of ['skills/aip/SKILL.md', 'AGENTS.md']) {
+      readFileSync(join(ROOT, file), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          // A shell comment ends the command line; a quoted prompt or reward command is one word.
+          const shell = line.replace(/\s#\s.*$/, '').replace(/"[^"]*"/g, 'QUOTED');
+          for (const match of shell.matchAll(COMMAND_LINE))
+            found.push({ where: `${file}:${i + 1}`, words: match[1]!.trim().split(/ +/) });
+        });
+    }
+    expect(found.length).toBeGreaterThan(30);
+    const wrong = found.flatMap((f) => {
+      const why = problem(tree, f.words);
+      return why ? [`${f.where}: aip ${f.words.join(' ')}: ${why}`] : [];
+    });
+    expect(wrong).toEqual([]);
+  });
+
   it('the checker refuses what it should', () => {
     const tree = commandTree();
     expect(problem(tree, ['models', 'list', '--local'])).toBe('--local is no option of aip models list');

@@ -40,7 +40,7 @@ function sources(files: string[]): string[] {
 }
 
 const HEAVY =
-  /node_modules\/(conf|ora|openai|protobufjs|@opentelemetry|jq-wasm)\/|src\/output\/jq\.ts$|src\/ci\/(?!detect\.ts)|src\/emulator\/(?!defaults\.ts)|src\/traces\//;
+  /node_modules\/(conf|ora|openai|protobufjs|@opentelemetry|jq-wasm|@modelcontextprotocol|zod)\/|src\/output\/jq\.ts$|src\/ci\/(?!detect\.ts)|src\/emulator\/(?!defaults\.ts)|src\/traces\/|src\/mcp\//;
 
 /** A dist/ file and the files it imports statically, relative to dist/. */
 function staticClosure(file: string, seen = new Set<string>()): string[] {

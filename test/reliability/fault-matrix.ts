@@ -704,6 +704,7 @@ const EXCLUDED: Record<string, string> = {
     'a server: what it does when trace ingest fails (unreachable, stopped and back, refusing) is test/traces/gateway/',
   'traces flush':
     "sends a gateway's spool, which is empty here: its failures are test/traces/gateway/serve.test.ts's",
+  mcp: 'an MCP server over stdio: each tool runs a verb of the matrix through main(), with its requests, retries and exit codes (test/mcp/)',
 };
 
 /** The verb a matrix command runs: its name without the flag or the request it names. */

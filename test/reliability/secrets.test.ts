@@ -185,6 +185,9 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
   // What a TAB asks (hidden): reads the config and the local records.
   __complete: () => ({ argv: ['__complete', '--', 'chat', '-m', ''] }),
   help: () => ({ argv: ['help', 'environment'] }),
+  // A client's session on stdin, answered before the server stops at its end: the tools that describe
+  // the key, a request shown with its headers, an error, and the history, each run as its command.
+  mcp: () => ({ argv: ['mcp'], stdin: mcpSession() }),
   'traces send': () => ({ argv: ['traces', 'send', spansFile] }),
   'traces generate': () => ({ argv: ['traces', 'generate', '--spans', '3'] }),
   'traces exec': () => ({
@@ -207,6 +210,38 @@ const COMMANDS: Record<string, () => { argv: string[]; stdin?: string }> = {
   'traces show': () => ({ argv: ['traces', 'show', '5b8efff7980381', '--emulator'] }),
   'traces tail': () => ({ argv: ['traces', 'tail', '--help'] }),
 };
+/** JSON-RPC lines, as an MCP client sends them over stdio. */
+function mcpSession(): string {
+  const call = (id: number, name: string, args: Record<string, unknown> = {}) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args },
+  });
+  return [
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'secrets', version: '1' },
+      },
+    },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    call(2, 'auth_status'),
+    call(3, 'config_list', { sources: true }),
+    call(4, 'doctor'),
+    call(5, 'jobs_create_rl', { model: modelId, file: join(EXAMPLES, 'groups.jsonl'), dry_run: true }),
+    call(6, 'jobs_get', { job: jobId }),
+    call(7, 'checkpoints_list', { model: 'no-such-model' }),
+    { jsonrpc: '2.0', id: 8, method: 'resources/read', params: { uri: 'aip://history' } },
+  ]
+    .map((message) => `${JSON.stringify(message)}\n`)
+    .join('');
+}
+
 /** Prints the key on purpose (for `$(aip auth token)`): checked to print it to stdout only. */
 const PRINTS_THE_KEY = 'auth token';
 

@@ -1,0 +1,122 @@
+// Runs one verb for `aip mcp` as a command line would run it, in this process: a fresh Context
+// (settings, clients, history) and a fresh tree for every call, parsed, its error reported and mapped
+// to an exit code, and its history ended, as main() does, with an IO of its own (stdout kept as the
+// result; stderr's lines handed on as they come, for progress and the server's log), stdin empty and
+// no terminal anywhere, so nothing prompts, pages or draws. The modules keep no state of a command's
+// between calls, so calls run side by side. The client's cancellation is Ctrl-C: 'SIGINT' on the
+// run's own signals, which ctx.interruptible() listens to (a wait stops, says how to resume, exit
+// 130); a command that is not waiting finishes what it sends.
+//
+// The tree's builder is handed down from program.ts (BuildProgram) rather than imported: the mcp verb
+// is in the tree it runs, and src/ has no import cycles (test/architecture/imports.test.ts). What
+// main() does besides is for a terminal or a CI runner (a pager, SIGTERM's exit code, the runner's
+// line guard and annotations), none of which a call has: its environment has no GITHUB_ACTIONS.
+
+import { EventEmitter } from 'node:events';
+import { PassThrough } from 'node:stream';
+import type { Command } from 'commander';
+import { Context, type Deps } from '../context.js';
+import { ExitCode } from '../errors/errors.js';
+import { failureMessage, report } from '../errors/report.js';
+import { IO, type OutStream } from '../output/io.js';
+import { redactSecrets, redactUrlSecrets, rememberSecret } from '../output/secrets.js';
+import type { Env } from '../settings/global-options.js';
+
+/** program.ts's buildProgram. */
+export type BuildProgram = (ctx: Context, options: { deferVerbs?: boolean }) => Command;
+
+/** One command line, as main() runs it: its exit code. */
+async function runCommandLine(argv: string[], deps: Deps, build: BuildProgram): Promise<number> {
+  for (const name of ['AIP_API_KEY', 'WANDB_API_KEY']) rememberSecret(deps.env[name]);
+  const ctx = new Context(deps);
+  ctx.argv = argv;
+  const program = build(ctx, { deferVerbs: true });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    ctx.history.end(ExitCode.ok);
+    await ctx.history.tidy();
+    return ExitCode.ok;
+  } catch (error) {
+    const code = report(error, deps.io, ctx.globals.debug === true || argv.includes('--debug'));
+    ctx.history.end(code, failureMessage(error, false)?.line);
+    await ctx.history.tidy();
+    return code;
+  }
+}
+
+export interface VerbRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunVerbOptions {
+  env: Env;
+  /** Aborted: the run is interrupted as by Ctrl-C. */
+  signal?: AbortSignal;
+  /** Each line the command writes to stderr (progress, warnings, the error), as it is written. */
+  onLine?: (line: string) => void;
+  build: BuildProgram;
+  /** The server's own: its transport, sleep and randomness (tests give theirs to main()). */
+  deps: Deps;
+}
+
+/** Every text that leaves the server goes through this: keys, in any form aip knows, are masked. */
+export function redact(text: string): string {
+  return redactUrlSecrets(redactSecrets(text));
+}
+
+/** A stream that keeps what is written, and hands on each complete line. */
+function lineStream(onLine?: (line: string) => void): OutStream & { text: string; flush(): void } {
+  let pending = '';
+  const stream = {
+    text: '',
+    isTTY: false,
+    write(chunk: string) {
+      stream.text += chunk;
+      pending += chunk;
+      let newline = pending.indexOf('\n');
+      while (newline >= 0) {
+        const line = pending.slice(0, newline).replace(/\r$/, '');
+        pending = pending.slice(newline + 1);
+        if (line.trim()) onLine?.(line);
+        newline = pending.indexOf('\n');
+      }
+      return true;
+    },
+    flush() {
+      if (pending.trim()) onLine?.(pending);
+      pending = '';
+    },
+  };
+  return stream;
+}
+
+export async function runVerb(argv: string[], options: RunVerbOptions): Promise<VerbRun> {
+  const stdout = lineStream();
+  const stderr = lineStream(options.onLine);
+  const stdin = new PassThrough();
+  stdin.end();
+  const io = new IO(
+    { stdout, stderr, stdin, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false },
+    options.env,
+  );
+  const signals = new EventEmitter();
+  const interrupt = () => {
+    signals.emit('SIGINT');
+    // A wait that begins after the cancellation (the command was still sending) is interrupted too.
+    signals.on('newListener', (event) => {
+      if (event === 'SIGINT') setImmediate(() => signals.emit('SIGINT'));
+    });
+  };
+  if (options.signal?.aborted) interrupt();
+  else options.signal?.addEventListener('abort', interrupt, { once: true });
+  try {
+    const deps: Deps = { ...options.deps, env: options.env, io, signals };
+    const code = await runCommandLine(argv, deps, options.build);
+    stderr.flush();
+    return { code, stdout: stdout.text, stderr: stderr.text };
+  } finally {
+    options.signal?.removeEventListener('abort', interrupt);
+  }
+}
