@@ -21,7 +21,7 @@ export function trainAgentPrompt(args: TrainAgentArgs, tools: ReadonlySet<string
   const base = args.base_model || 'OpenPipe/Qwen3-14B-Instruct';
   const reward = args.reward || 'exact';
   const rewardArg = reward.startsWith('cmd:')
-    ? `reward_cmd: ${JSON.stringify(reward.slice(4))}`
+    ? `reward_cmd: ${JSON.stringify(reward.slice(4))} (offered only by a server started with --allow-commands: if the tool has no reward_cmd, ask the user to restart it so, or use a built-in reward)`
     : `reward: ${JSON.stringify(reward)}`;
   const missing = [
     'models_create',

@@ -48,7 +48,21 @@ export interface VerbRun {
   code: number;
   stdout: string;
   stderr: string;
+  /**
+   * Why stdout is not the command's output: it passed MAX_OUTPUT_CHARS (the run was interrupted
+   * then), or it was bytes, not text (a protobuf file written to stdout).
+   */
+  unusable?: 'too large' | 'binary';
 }
+
+/**
+ * The most of a call's stdout kept as its result: past it, the run is interrupted and the call fails
+ * (a result is for a model to read; a file is for `output`). Unbounded, one large output (traces
+ * generate of a million spans) ended the whole server, every other call with it.
+ */
+export const MAX_OUTPUT_CHARS = 16 * 1024 * 1024;
+/** The end of stderr kept (its error line is last); every line is handed on as it comes all the same. */
+const MAX_STDERR_CHARS = 1024 * 1024;
 
 export interface RunVerbOptions {
   env: Env;
@@ -66,14 +80,44 @@ export function redact(text: string): string {
   return redactUrlSecrets(redactSecrets(text));
 }
 
-/** A stream that keeps what is written, and hands on each complete line. */
-function lineStream(onLine?: (line: string) => void): OutStream & { text: string; flush(): void } {
+interface KeptStream extends OutStream {
+  text: string;
+  unusable?: 'too large' | 'binary';
+  flush(): void;
+}
+
+/**
+ * A stream that keeps what is written (up to `limit` characters: past it, `overflow` keeps the end or
+ * drops the rest), and hands on each complete line.
+ */
+function lineStream(
+  limit: number,
+  overflow: 'keep the end' | 'drop the rest',
+  onLine?: (line: string) => void,
+  onUnusable?: () => void,
+): KeptStream {
   let pending = '';
-  const stream = {
+  const stream: KeptStream = {
     text: '',
     isTTY: false,
-    write(chunk: string) {
+    write(chunk: string | Uint8Array) {
+      if (typeof chunk !== 'string') {
+        stream.unusable ??= 'binary';
+        onUnusable?.();
+        return true;
+      }
+      if (stream.unusable) return true;
       stream.text += chunk;
+      if (stream.text.length > limit) {
+        if (overflow === 'keep the end') stream.text = stream.text.slice(-limit / 2);
+        else {
+          stream.text = '';
+          stream.unusable = 'too large';
+          onUnusable?.();
+          return true;
+        }
+      }
+      if (!onLine) return true;
       pending += chunk;
       let newline = pending.indexOf('\n');
       while (newline >= 0) {
@@ -93,8 +137,9 @@ function lineStream(onLine?: (line: string) => void): OutStream & { text: string
 }
 
 export async function runVerb(argv: string[], options: RunVerbOptions): Promise<VerbRun> {
-  const stdout = lineStream();
-  const stderr = lineStream(options.onLine);
+  // An output that cannot be the result stops the run, as Ctrl-C would (interrupt is hoisted).
+  const stdout = lineStream(MAX_OUTPUT_CHARS, 'drop the rest', undefined, () => interrupt());
+  const stderr = lineStream(MAX_STDERR_CHARS, 'keep the end', options.onLine);
   const stdin = new PassThrough();
   stdin.end();
   const io = new IO(
@@ -102,20 +147,28 @@ export async function runVerb(argv: string[], options: RunVerbOptions): Promise<
     options.env,
   );
   const signals = new EventEmitter();
-  const interrupt = () => {
+  let interrupted = false;
+  function interrupt() {
+    if (interrupted) return;
+    interrupted = true;
     signals.emit('SIGINT');
     // A wait that begins after the cancellation (the command was still sending) is interrupted too.
     signals.on('newListener', (event) => {
       if (event === 'SIGINT') setImmediate(() => signals.emit('SIGINT'));
     });
-  };
+  }
   if (options.signal?.aborted) interrupt();
   else options.signal?.addEventListener('abort', interrupt, { once: true });
   try {
     const deps: Deps = { ...options.deps, env: options.env, io, signals };
     const code = await runCommandLine(argv, deps, options.build);
     stderr.flush();
-    return { code, stdout: stdout.text, stderr: stderr.text };
+    return {
+      code,
+      stdout: stdout.text,
+      stderr: stderr.text,
+      ...(stdout.unusable ? { unusable: stdout.unusable } : {}),
+    };
   } finally {
     options.signal?.removeEventListener('abort', interrupt);
   }

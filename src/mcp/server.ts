@@ -14,7 +14,7 @@ import { VERSION } from '../lib/version.js';
 import type { Env } from '../settings/global-options.js';
 import { TRAIN_AGENT, trainAgentPrompt } from './prompt.js';
 import { resourcesOf } from './resources.js';
-import { type BuildProgram, redact, runVerb, type VerbRun } from './runner.js';
+import { type BuildProgram, MAX_OUTPUT_CHARS, redact, runVerb, type VerbRun } from './runner.js';
 import {
   argvFor,
   confirmationMissing,
@@ -33,6 +33,10 @@ export interface McpOptions {
   /** The server's own global options (--profile, --base-url…), given to every call before the verb. */
   globalArgs: string[];
   readOnly: boolean;
+  /** Reward commands and URLs offered to the agent (tools.ts RUNS_COMMANDS). */
+  allowCommands?: boolean;
+  /** A call that has said nothing for this long says it still runs (when progress was asked for). */
+  heartbeatMs?: number;
   /** Where the server logs (stderr). */
   log: (line: string) => void;
   /** Aborted when the server must stop at once (Ctrl-C, SIGTERM, stdout closed). */
@@ -78,6 +82,18 @@ export function errorOf(stderr: string): string | undefined {
 
 /** A call's result, as the client gets it. */
 export function resultOf(tool: ToolSpec, run: VerbRun): CallToolResult {
+  if (run.unusable) {
+    const why =
+      run.unusable === 'binary'
+        ? 'its output is bytes, not text'
+        : `its output passed ${MAX_OUTPUT_CHARS / 1024 / 1024} MB, and it was stopped there`;
+    const error = `${why}: give it a file to write to (its output or o input) and read that instead`;
+    return {
+      isError: true,
+      content: [{ type: 'text', text: `aip ${tool.path.join(' ')}: ${error}` }],
+      structuredContent: { exit_code: run.code, error },
+    };
+  }
   const output = parseOutput(redact(run.stdout));
   if (run.code === 0) {
     if (output === undefined)
@@ -94,6 +110,13 @@ export function resultOf(tool: ToolSpec, run: VerbRun): CallToolResult {
     structuredContent: { exit_code: run.code, error, ...(output === undefined ? {} : { output }) },
   };
 }
+
+/**
+ * How often a silent call with a progress token says it still runs: a client may time a request out
+ * when nothing comes (the SDK's Client after 60 s, unless told to reset on progress), and a wait for
+ * a queued job can be silent for much longer.
+ */
+export const DEFAULT_HEARTBEAT_SECONDS = 15;
 
 /** The calls under way, interrupted when the server stops, and waited for before it returns. */
 interface Calls {
@@ -130,35 +153,57 @@ function registerTool(server: McpServer, tool: ToolSpec, options: McpOptions, ca
       const argv = [...options.globalArgs, ...argvFor(tool, input)];
       const token = extra._meta?.progressToken;
       let progress = 0;
+      // Calls run side by side: each line of the log says which request it belongs to.
+      const who = `[${String(extra.requestId)}] ${tool.name}`;
+      const started = performance.now();
+      let lastSent = started;
+      const notify = (message: string) => {
+        if (token === undefined || extra.signal.aborted) return;
+        progress += 1;
+        lastSent = performance.now();
+        extra
+          .sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress, message },
+          })
+          .catch(() => undefined);
+      };
+      const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_SECONDS * 1000;
+      const heartbeat =
+        token === undefined
+          ? undefined
+          : setInterval(
+              () => {
+                const now = performance.now();
+                if (now - lastSent >= heartbeatMs * 0.9)
+                  notify(`still running (${Math.round((now - started) / 1000)} s)`);
+              },
+              Math.max(10, heartbeatMs / 2),
+            );
+      heartbeat?.unref();
       const controller = new AbortController();
       calls.controllers.add(controller);
       const abort = () => controller.abort();
       extra.signal.addEventListener('abort', abort, { once: true });
-      log(`${tool.name}: aip ${argv.join(' ')}`);
+      log(`${who}: aip ${argv.join(' ')}`);
       try {
-        const started = runVerb(argv, {
+        const running = runVerb(argv, {
           build: options.build,
           deps: options.deps,
           env: options.env,
           signal: controller.signal,
           onLine: (line) => {
             const text = redact(line);
-            log(`${tool.name}: ${text}`);
-            if (token === undefined || extra.signal.aborted) return;
-            progress += 1;
-            extra
-              .sendNotification({
-                method: 'notifications/progress',
-                params: { progressToken: token, progress, message: text },
-              })
-              .catch(() => undefined);
+            log(`${who}: ${text}`);
+            notify(text);
           },
         });
-        calls.runs.add(started);
-        const run = await started.finally(() => calls.runs.delete(started));
-        log(`${tool.name}: exit ${run.code}`);
+        calls.runs.add(running);
+        const run = await running.finally(() => calls.runs.delete(running));
+        log(`${who}: exit ${run.code}`);
         return resultOf(tool, run);
       } finally {
+        clearInterval(heartbeat);
         extra.signal.removeEventListener('abort', abort);
         calls.controllers.delete(controller);
       }
@@ -244,7 +289,10 @@ async function serveStdio(server: McpServer, options: McpOptions, calls: Calls):
 }
 
 export async function serveMcp(options: McpOptions): Promise<void> {
-  const tools = deriveTools(options.root, { readOnly: options.readOnly });
+  const tools = deriveTools(options.root, {
+    readOnly: options.readOnly,
+    allowCommands: options.allowCommands === true,
+  });
   const server = new McpServer(
     {
       name: 'aip',

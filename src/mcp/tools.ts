@@ -34,9 +34,10 @@ export const EXCLUDED: Readonly<Record<string, string>> = {
 };
 
 /**
- * Verbs that only read: they change nothing on the platform and nothing in aip's local records or
- * settings, and spend nothing (no sampling). `aip mcp --read-only` exposes these alone. What is not
- * here and not DESTRUCTIVE writes (creates, sends, samples, or changes local records).
+ * Verbs that only read: they change nothing on the platform nor in aip's settings, and spend nothing
+ * (no sampling). `aip mcp --read-only` exposes these alone (without WRITES_FILES, and its calls keep
+ * no history). What is not here and not DESTRUCTIVE writes (creates, sends, samples, or changes
+ * local records).
  */
 export const READ: ReadonlySet<string> = new Set([
   'auth status',
@@ -66,6 +67,25 @@ export const READ: ReadonlySet<string> = new Set([
   'doctor',
   'emulator status',
 ]);
+
+/**
+ * Options that run a command of the caller's choosing on this machine, with the user's environment
+ * (the key in it: a reward command can print it in any form masking cannot know), or send the reward
+ * key to a URL of its choosing. A tool offers them only when the server was started with
+ * `aip mcp --allow-commands`: the user's decision, not the agent's. test/mcp/tree.test.ts checks that
+ * every option of the tree that takes a command or a URL is here or in TAKES_COMMAND_OR_URL_SAFELY.
+ */
+export const RUNS_COMMANDS: ReadonlySet<string> = new Set([
+  '--reward-cmd',
+  '--reward-server',
+  '--reward-url',
+]);
+
+/** Options that take a command or a URL and run or send nothing with it (looked at one by one). */
+export const TAKES_COMMAND_OR_URL_SAFELY: Readonly<Record<string, string>> = {
+  'history list --command': 'a filter on the command paths of the history',
+  'jobs create sft --data-url': "the training data's URL, given to the platform: aip sends it no key",
+};
 
 /**
  * Options of READ verbs that write a file: left out of their tools with --read-only, so that a tool
@@ -296,13 +316,20 @@ export function toolOf(command: Command): ToolSpec {
 export interface ToolOptions {
   /** Only the verbs that read (READ). */
   readOnly?: boolean;
+  /** The options of RUNS_COMMANDS offered (aip mcp --allow-commands). */
+  allowCommands?: boolean;
 }
 
 /** The tools of the tree: every verb not excluded (with --read-only, only those that read). */
 export function deriveTools(root: Command, options: ToolOptions = {}): ToolSpec[] {
   const tools = verbsOf(root)
     .filter((command) => !(pathOf(command).join(' ') in EXCLUDED))
-    .map(toolOf);
+    .map(toolOf)
+    .map((tool) =>
+      options.allowCommands
+        ? tool
+        : { ...tool, params: tool.params.filter((p) => !(p.kind === 'value' && RUNS_COMMANDS.has(p.flag))) },
+    );
   if (!options.readOnly) return tools;
   return tools
     .filter((tool) => tool.access === 'read')

@@ -6,6 +6,7 @@
 // carries JSON-RPC and nothing else.
 
 import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -55,10 +56,11 @@ afterAll(async () => {
   for (const c of open.splice(0)) await c.client.close();
 });
 
-async function connect(args: string[] = []): Promise<Connected> {
+/** `aip <args> mcp <mcpArgs>`, connected. */
+async function connect(args: string[] = [], mcpArgs: string[] = []): Promise<Connected> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, ...args, 'mcp'],
+    args: [BIN, ...args, 'mcp', ...mcpArgs],
     env: serverEnv(),
     stderr: 'pipe',
   });
@@ -258,6 +260,46 @@ describe('aip mcp over stdio, against the emulator', () => {
     expect(job.structuredContent).toMatchObject({ id: jobId });
   });
 
+  it('keeps a silent wait alive with heartbeats (--heartbeat), none once it is over', async () => {
+    const beating = await connect([], ['--heartbeat', '0.1']);
+    const model = await call(beating, 'models_create', {
+      name: 'mcp-quiet',
+      base_model: 'OpenPipe/Qwen3-14B-Instruct',
+    });
+    const modelId = (model.structuredContent as { id: string }).id;
+    // Queued for an hour: the wait prints nothing after its first line.
+    await emu.control('POST', '/job-plans', { steps: 3, step_ms: 3_600_000, times: 1 });
+    const created = await call(beating, 'jobs_create_rl', { model: modelId, file: GROUPS });
+    await emu.control('POST', '/job-plans', { step_ms: 2 });
+    const jobId = (created.structuredContent as { id: string }).id;
+    const messages: string[] = [];
+    const controller = new AbortController();
+    const waiting = call(
+      beating,
+      'jobs_wait',
+      { job: jobId },
+      {
+        signal: controller.signal,
+        onprogress: (p) => messages.push(p.message ?? ''),
+      },
+    );
+    await waitFor(
+      () => messages.filter((m) => /^still running \(\d+ s\)$/.test(m)).length >= 2,
+      undefined,
+      'heartbeats',
+    );
+    controller.abort('enough');
+    await expect(waiting).rejects.toThrow();
+    await waitFor(() => /jobs_wait: exit 130/.test(beating.stderr()), undefined, 'the wait stops');
+    // Over: no progress of that call comes after it (its token is the client's; none is sent now).
+    const after = beating.received.length;
+    const job = await call(beating, 'jobs_get', { job: jobId });
+    expect(job.isError, text(job)).toBeFalsy();
+    expect(
+      beating.received.slice(after).filter((m) => 'method' in m && m.method === 'notifications/progress'),
+    ).toEqual([]);
+  });
+
   it('serves the docs, the formats, each verb’s help, the history and the prompt', async () => {
     const { resources } = await c.client.listResources();
     const uris = resources.map((r) => r.uri);
@@ -287,6 +329,53 @@ describe('aip mcp over stdio, against the emulator', () => {
       expect(said).toContain(tool);
   });
 
+  it('offers no reward command or URL unless started with --allow-commands, and runs none', async () => {
+    const dir = tempDir('aip-mcp-reward-');
+    const tasks = join(dir, 'tasks.jsonl');
+    const replies = join(dir, 'replies.jsonl');
+    writeFileSync(
+      tasks,
+      `${JSON.stringify({ id: 't1', messages: [{ role: 'user', content: '2+2?' }], reference: '4' })}\n`,
+    );
+    writeFileSync(replies, `${JSON.stringify({ task_id: 't1', replies: ['4', '5'] })}\n`);
+    const scoring = (marker: string) => ({ tasks, replies, reward_cmd: `touch ${marker}; echo 1` });
+    const inputs = async (client: Client, tool: string) =>
+      Object.keys(
+        (await client.listTools()).tools.find((t) => t.name === tool)!.inputSchema.properties ?? {},
+      );
+    for (const tool of ['rollouts', 'eval', 'train_rl', 'reward_test']) {
+      const offered = await inputs(c.client, tool);
+      expect(offered, tool).toContain('reward');
+      for (const input of ['reward_cmd', 'reward_server', 'reward_url'])
+        expect(offered, tool).not.toContain(input);
+    }
+    // Given all the same, it is dropped: the command never runs (and with no reward left, the call fails).
+    const refused = await call(c, 'reward_test', scoring(join(dir, 'not-run')));
+    expect(refused.isError).toBe(true);
+    expect(existsSync(join(dir, 'not-run'))).toBe(false);
+    // Allowed by whoever started the server: offered, and run.
+    const allowed = await connect([], ['--allow-commands']);
+    for (const tool of ['rollouts', 'eval', 'train_rl', 'reward_test'])
+      expect(await inputs(allowed.client, tool), tool).toEqual(
+        expect.arrayContaining(['reward_cmd', 'reward_server', 'reward_url']),
+      );
+    const ran = await call(allowed, 'reward_test', scoring(join(dir, 'run')));
+    expect(ran.isError, text(ran)).toBeFalsy();
+    expect(existsSync(join(dir, 'run'))).toBe(true);
+  });
+
+  it('fails a call whose output is too large or bytes, alone: the server goes on', async () => {
+    // 40,000 generated spans are some 23 MB of JSON Lines: past the 16 MB a result may be.
+    const large = await call(c, 'traces_generate', { spans: 40_000 });
+    expect(large.isError).toBe(true);
+    expect(text(large)).toMatch(/passed 16 MB, and it was stopped there: give it a file to write to/);
+    const binary = await call(c, 'traces_generate', { spans: 10, format: 'protobuf' });
+    expect(binary.isError).toBe(true);
+    expect(text(binary)).toMatch(/bytes, not text/);
+    const health = await call(c, 'health', {});
+    expect(health.isError, text(health)).toBeFalsy();
+  });
+
   it('never lets the key out, and stdout carried nothing but JSON-RPC', async () => {
     // The tools most likely to show a key: they describe it.
     for (const tool of ['auth_status', 'config_list', 'doctor']) await call(c, tool, {});
@@ -298,18 +387,12 @@ describe('aip mcp over stdio, against the emulator', () => {
     expect(c.stderr()).not.toContain(emu.key);
     expect(c.errors).toEqual([]);
   });
-
-  it('stops when the client closes stdin', async () => {
-    const pid = c.transport.pid!;
-    await c.client.close();
-    open.splice(open.indexOf(c), 1);
-    expect(() => process.kill(pid, 0)).toThrow();
-  });
 });
 
 describe('aip mcp --read-only, raw', () => {
   it('offers only tools that read, and writes only JSON-RPC lines on stdout', async () => {
-    const child = spawn(process.execPath, [BIN, 'mcp', '--read-only'], { env: serverEnv(), stdio: 'pipe' });
+    const env = serverEnv();
+    const child = spawn(process.execPath, [BIN, 'mcp', '--read-only'], { env, stdio: 'pipe' });
     const done = collect(child, patience(60_000));
     const lines: string[] = [];
     let buffer = '';
@@ -334,8 +417,12 @@ describe('aip mcp --read-only, raw', () => {
     // A last call, and stdin closed at once: it is answered before the server stops.
     send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'jobs_list', arguments: {} } });
     child.stdin.end();
+    // Stdin closed: it stops by itself once it has answered (exit 0; a SIGTERM would be 143).
     const ended = await done;
     expect(ended.code, ended.stderr).toBe(0);
+    expect(ended.signal).toBeNull();
+    // Read-only keeps no history of its calls.
+    expect(existsSync(join(env.AIP_DATA_DIR!, 'history', 'journal'))).toBe(false);
     const messages = lines.map(
       (line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: unknown },
     );

@@ -15,6 +15,8 @@ import {
   inputShape,
   pathOf,
   READ,
+  RUNS_COMMANDS,
+  TAKES_COMMAND_OR_URL_SAFELY,
   type ToolSpec,
   verbsOf,
 } from '../../src/mcp/tools.js';
@@ -71,6 +73,28 @@ describe('the tools of aip mcp', () => {
         .map((p) => `${tool.name}.${p.name}: ${p.description}`),
     );
     expect(writing).toEqual([]);
+  });
+
+  it('offers an option that runs a command or sends a key elsewhere only with allowCommands', () => {
+    // Every option of the tree that takes a command or a URL has been looked at: it runs one (or sends
+    // a key to one), or it is listed as harmless.
+    const unreviewed = verbsOf(tree()).flatMap((verb) =>
+      verb.options
+        .filter((o) => /<(command|cmd|url|script)[^>]*>/.test(o.flags))
+        .map((o) => `${pathOf(verb).join(' ')} ${o.long}`)
+        .filter((key) => !RUNS_COMMANDS.has(key.split(' ').at(-1)!) && !(key in TAKES_COMMAND_OR_URL_SAFELY)),
+    );
+    expect(unreviewed).toEqual([]);
+    const flags = (allowCommands: boolean) =>
+      deriveTools(tree(), { allowCommands }).flatMap((t) =>
+        t.params.flatMap((p) =>
+          p.kind === 'value' && RUNS_COMMANDS.has(p.flag) ? [`${t.name} ${p.flag}`] : [],
+        ),
+      );
+    expect(flags(false)).toEqual([]);
+    expect(flags(true)).toEqual(
+      expect.arrayContaining(['rollouts --reward-cmd', 'train_rl --reward-server', 'eval --reward-url']),
+    );
   });
 
   it('every verb whose code asks for a confirmation is destructive', () => {

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { InterruptedError } from '../../errors/errors.js';
 import type { BuildProgram } from '../../mcp/runner.js';
-import { serveMcp } from '../../mcp/server.js';
+import { DEFAULT_HEARTBEAT_SECONDS, serveMcp } from '../../mcp/server.js';
 import type { Parent } from '../types.js';
 import type { McpOptions } from './mcp.js';
 
@@ -37,7 +37,9 @@ export async function runMcp(
 ): Promise<void> {
   const { io } = ctx;
   // A call is a command of its own, not a CI step: it writes no workflow commands.
-  const { GITHUB_ACTIONS: _, ...env } = ctx.env;
+  const { GITHUB_ACTIONS: _, ...callEnv } = ctx.env;
+  // Read-only changes nothing, aip's own records included: its calls keep no history.
+  const env = options.readOnly ? { ...callEnv, AIP_HISTORY: 'off' } : callEnv;
   // Stopped at once by Ctrl-C, SIGTERM, or the client gone from stdout (EPIPE).
   const { signal, release } = ctx.interruptible({ orStdoutClosed: true });
   try {
@@ -48,6 +50,8 @@ export async function runMcp(
       env,
       globalArgs: forwardedGlobals(ctx),
       readOnly: options.readOnly === true,
+      allowCommands: options.allowCommands === true,
+      heartbeatMs: (options.heartbeat ?? DEFAULT_HEARTBEAT_SECONDS) * 1000,
       log: (line) => io.err(line),
       stop: signal,
       stdin: io.stdin,

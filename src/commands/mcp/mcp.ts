@@ -4,6 +4,7 @@
 import type { Context } from '../../context.js';
 import type { BuildProgram } from '../../mcp/runner.js';
 import { examples } from '../examples.js';
+import { parseInterval } from '../parsers.js';
 import type { OptionsOf, Parent } from '../types.js';
 import { wholeTree } from '../verbs.js';
 
@@ -13,7 +14,16 @@ function define(program: Parent) {
     .description(
       'serve the command tree to agents: a Model Context Protocol server over stdio (until stdin closes)',
     )
-    .option('--read-only', 'expose only the tools that read (no create, send, sample, delete or forget)');
+    .option('--read-only', 'expose only the tools that read (no create, send, sample, delete or forget)')
+    .option(
+      '--heartbeat <seconds>',
+      'while a call runs silent, a progress notification this often (default 15), so that a client timing out quiet requests (60 s in the SDK) keeps a long wait',
+      parseInterval,
+    )
+    .option(
+      '--allow-commands',
+      'let the agent give reward commands and reward URLs (--reward-cmd, --reward-server, --reward-url): they run as you, with your environment',
+    );
   return examples(mcp, [
     'aip mcp                                    # in an MCP client\'s config: {"command": "aip", "args": ["mcp"]}',
     'aip --profile local mcp                    # against the local emulator: practise for free',
