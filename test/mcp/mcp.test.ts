@@ -99,6 +99,16 @@ async function call(
   })) as CallToolResult;
 }
 
+/** A new model's RL job, made through `c`, that takes an hour a step (the emulator's job plan). */
+async function hourLongJob(c: Connected, model: string): Promise<string> {
+  const made = await call(c, 'models_create', { name: model, base_model: 'OpenPipe/Qwen3-14B-Instruct' });
+  const modelId = (made.structuredContent as { id: string }).id;
+  await emu.control('POST', '/job-plans', { steps: 3, step_ms: 3_600_000, times: 1 });
+  const created = await call(c, 'jobs_create_rl', { model: modelId, file: GROUPS });
+  await emu.control('POST', '/job-plans', { step_ms: 2 });
+  return (created.structuredContent as { id: string }).id;
+}
+
 const text = (result: CallToolResult) =>
   result.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
 
@@ -231,16 +241,8 @@ describe('aip mcp over stdio, against the emulator', () => {
   });
 
   it('cancels a wait, and answers after it', async () => {
-    const model = await call(c, 'models_create', {
-      name: 'mcp-slow',
-      base_model: 'OpenPipe/Qwen3-14B-Instruct',
-    });
-    const slowModel = (model.structuredContent as { id: string }).id;
-    // The next job takes an hour a step: the wait has nothing to end on but the cancellation.
-    await emu.control('POST', '/job-plans', { steps: 3, step_ms: 3_600_000, times: 1 });
-    const created = await call(c, 'jobs_create_rl', { model: slowModel, file: GROUPS });
-    await emu.control('POST', '/job-plans', { step_ms: 2 });
-    const jobId = (created.structuredContent as { id: string }).id;
+    // The job takes an hour a step: the wait has nothing to end on but the cancellation.
+    const jobId = await hourLongJob(c, 'mcp-slow');
     const eventsPath = `/training/v1/preview/training-jobs/${jobId}/events`;
     const before = (await emu.requests({ path: eventsPath })).length;
     const controller = new AbortController();
@@ -262,16 +264,8 @@ describe('aip mcp over stdio, against the emulator', () => {
 
   it('keeps a silent wait alive with heartbeats (--heartbeat), none once it is over', async () => {
     const beating = await connect([], ['--heartbeat', '0.1']);
-    const model = await call(beating, 'models_create', {
-      name: 'mcp-quiet',
-      base_model: 'OpenPipe/Qwen3-14B-Instruct',
-    });
-    const modelId = (model.structuredContent as { id: string }).id;
     // Queued for an hour: the wait prints nothing after its first line.
-    await emu.control('POST', '/job-plans', { steps: 3, step_ms: 3_600_000, times: 1 });
-    const created = await call(beating, 'jobs_create_rl', { model: modelId, file: GROUPS });
-    await emu.control('POST', '/job-plans', { step_ms: 2 });
-    const jobId = (created.structuredContent as { id: string }).id;
+    const jobId = await hourLongJob(beating, 'mcp-quiet');
     const messages: string[] = [];
     const controller = new AbortController();
     const waiting = call(

@@ -15,10 +15,11 @@ import { Context } from '../../../src/context.js';
 import { newCounters } from '../../../src/traces/gateway/counters.js';
 import { drainSpool, MAX_STRIKES } from '../../../src/traces/gateway/drain.js';
 import { DiskSpool } from '../../../src/traces/gateway/spool.js';
-import { decodeRequest, encodeRequest } from '../../../src/traces/otlp/otlp.js';
+import { decodeRequest } from '../../../src/traces/otlp/otlp.js';
 import { traceClient } from '../../../src/traces/send/client.js';
 import { fakeIO } from '../../helpers/io.js';
 import { tempDir } from '../../helpers/temp.js';
+import { oneSpanRequest } from './one-span.js';
 
 /** A trace ingest that answers `failWith` to requests whose span names `fails` picks, 200 to others. */
 function ingest(fails: (name: string) => boolean, failWith = 500) {
@@ -76,34 +77,7 @@ async function setUp(fails: (name: string) => boolean, failWith?: number) {
   });
   const spool = DiskSpool.open(join(dir, 'spool'));
   spools.push(spool);
-  const put = (name: string) =>
-    spool.put(
-      gzipSync(
-        encodeRequest({
-          resourceSpans: [
-            {
-              resource: { attributes: [] },
-              scopeSpans: [
-                {
-                  scope: { name: 'test' },
-                  spans: [
-                    {
-                      traceId: Buffer.alloc(16, name.length + 1),
-                      spanId: Buffer.from(name.padEnd(8, '.').slice(0, 8)),
-                      name,
-                      kind: 1,
-                      startTimeUnixNano: { low: 1, high: 0 },
-                      endTimeUnixNano: { low: 2, high: 0 },
-                    },
-                  ],
-                },
-              ],
-            },
-          ],
-        }),
-      ),
-      1,
-    );
+  const put = (name: string) => spool.put(gzipSync(oneSpanRequest(name)), 1);
   const warnings: string[] = [];
   const counters = newCounters();
   const drain = () =>

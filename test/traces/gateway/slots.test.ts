@@ -13,6 +13,7 @@ import { Receiver } from '../../../src/traces/gateway/gateway.js';
 import { encodeRequest } from '../../../src/traces/otlp/otlp.js';
 import { patience } from '../../helpers/patience.js';
 import { waitFor } from '../../helpers/wait.js';
+import { oneSpanRequest } from './one-span.js';
 
 const taken: Forwarder = {
   submit: async (): Promise<Outcome> => ({ taken: 'forwarded', rejected: 0, message: '' }),
@@ -80,32 +81,7 @@ describe('the receiver slots', () => {
 });
 
 /** A protobuf request of one span whose name is `size` bytes. */
-function request(size: number): Buffer {
-  return Buffer.from(
-    encodeRequest({
-      resourceSpans: [
-        {
-          resource: { attributes: [] },
-          scopeSpans: [
-            {
-              scope: { name: 't' },
-              spans: [
-                {
-                  traceId: Buffer.alloc(16, 1),
-                  spanId: Buffer.alloc(8, 2),
-                  name: 'x'.repeat(size),
-                  kind: 1,
-                  startTimeUnixNano: { low: 1, high: 0 },
-                  endTimeUnixNano: { low: 2, high: 0 },
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    }),
-  );
-}
+const request = (size: number) => oneSpanRequest('x'.repeat(size));
 
 describe('the receiver memory budget', () => {
   it('answers 503 with Retry-After past it, for bodies large as sent or once inflated, and gives it back', {
