@@ -5,10 +5,11 @@ import { nodeTransport } from './api/transport.js';
 import { onGitHubActions, runnerReadsOutput } from './ci/detect.js';
 import { Context, type Deps } from './context.js';
 import { ExitCode, InterruptedError } from './errors/errors.js';
-import { failureMessage, report } from './errors/report.js';
+import { failureMessage } from './errors/report.js';
 import { processIO } from './output/io.js';
 import { rememberSecret } from './output/secrets.js';
 import { buildProgram, wholeProgram } from './program.js';
+import { runCommandLine } from './run-command-line.js';
 import type { GlobalOptions } from './settings/global-options.js';
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -43,36 +44,31 @@ export async function main(argv: string[], overrides: Partial<Deps> = {}): Promi
   ctx.argv = argv;
   // Only what this command line needs: a noun's verbs are added when it runs.
   const program = buildProgram(ctx, { deferVerbs: true });
-  try {
-    await program.parseAsync(argv, { from: 'user' });
+  const end = await runCommandLine(ctx, program, argv, {
     // Ctrl-C while a pager had the terminal: the command was not stopped, but the user asked it to be.
-    if ((await deps.io.closePager()).interrupted) throw new InterruptedError();
-    ctx.history.end(ExitCode.ok);
-    await ctx.history.tidy();
-    return ExitCode.ok;
-  } catch (caught) {
-    // A pager has the terminal until it quits: the message comes after it, where it can be read.
-    await deps.io.closePager();
-    // Stopped by SIGTERM rather than Ctrl-C: said so, and exit 143 as a shell would report it.
-    const error =
-      caught instanceof InterruptedError && ctx.stopSignal === 'SIGTERM'
+    afterRun: async () => {
+      if ((await deps.io.closePager()).interrupted) throw new InterruptedError();
+    },
+    errorOf: async (caught) => {
+      // A pager has the terminal until it quits: the message comes after it, where it can be read.
+      await deps.io.closePager();
+      // Stopped by SIGTERM rather than Ctrl-C: said so, and exit 143 as a shell would report it.
+      return caught instanceof InterruptedError && ctx.stopSignal === 'SIGTERM'
         ? new InterruptedError(undefined, 'SIGTERM')
         : caught;
-    const debug = ctx.globals.debug === true || argv.includes('--debug');
-    const code = report(error, deps.io, debug);
-    ctx.history.end(code, failureMessage(error, false)?.line);
-    await ctx.history.tidy();
-    // On CI, the error as an annotation too. A usage error may come before the options reach
-    // ctx.globals: the root has those parsed so far (--ci among them).
-    const globals = { ...program.opts<GlobalOptions>(), ...ctx.globals };
-    if (onGitHubActions(env, globals.ci)) {
-      const { annotateFailure, commandPath } = await import('./ci/failure.js');
-      annotateFailure(
-        { env, io: deps.io, globals },
-        failureMessage(error, debug),
-        commandPath(wholeProgram(program), argv),
-      );
-    }
-    return code;
+    },
+  });
+  if (end.code === ExitCode.ok) return end.code;
+  // On CI, the error as an annotation too. A usage error may come before the options reach
+  // ctx.globals: the root has those parsed so far (--ci among them).
+  const globals = { ...program.opts<GlobalOptions>(), ...ctx.globals };
+  if (onGitHubActions(env, globals.ci)) {
+    const { annotateFailure, commandPath } = await import('./ci/failure.js');
+    annotateFailure(
+      { env, io: deps.io, globals },
+      failureMessage(end.error, end.debug),
+      commandPath(wholeProgram(program), argv),
+    );
   }
+  return end.code;
 }

@@ -1,6 +1,6 @@
 // Runs one verb for `aip mcp` as a command line would run it, in this process: a fresh Context
-// (settings, clients, history) and a fresh tree for every call, parsed, its error reported and mapped
-// to an exit code, and its history ended, as main() does, with an IO of its own (stdout kept as the
+// (settings, clients, history) and a fresh tree for every call, run by main()'s own runCommandLine
+// (parsed, its error reported and mapped to an exit code, its history ended), with an IO of its own (stdout kept as the
 // result; stderr's lines handed on as they come, for progress and the server's log), stdin empty and
 // no terminal anywhere, so nothing prompts, pages or draws. The modules keep no state of a command's
 // between calls, so calls run side by side. The client's cancellation is Ctrl-C: 'SIGINT' on the
@@ -16,32 +16,20 @@ import { EventEmitter } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
 import { Context, type Deps } from '../context.js';
-import { ExitCode } from '../errors/errors.js';
-import { failureMessage, report } from '../errors/report.js';
 import { IO, type OutStream } from '../output/io.js';
 import { redactSecrets, redactUrlSecrets, rememberSecret } from '../output/secrets.js';
+import { runCommandLine } from '../run-command-line.js';
 import type { Env } from '../settings/global-options.js';
 
 /** program.ts's buildProgram. */
 export type BuildProgram = (ctx: Context, options: { deferVerbs?: boolean }) => Command;
 
-/** One command line, as main() runs it: its exit code. */
-async function runCommandLine(argv: string[], deps: Deps, build: BuildProgram): Promise<number> {
+/** One command line, as main() runs it (run-command-line.ts): its exit code. */
+async function runLine(argv: string[], deps: Deps, build: BuildProgram): Promise<number> {
   for (const name of ['AIP_API_KEY', 'WANDB_API_KEY']) rememberSecret(deps.env[name]);
   const ctx = new Context(deps);
   ctx.argv = argv;
-  const program = build(ctx, { deferVerbs: true });
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    ctx.history.end(ExitCode.ok);
-    await ctx.history.tidy();
-    return ExitCode.ok;
-  } catch (error) {
-    const code = report(error, deps.io, ctx.globals.debug === true || argv.includes('--debug'));
-    ctx.history.end(code, failureMessage(error, false)?.line);
-    await ctx.history.tidy();
-    return code;
-  }
+  return (await runCommandLine(ctx, build(ctx, { deferVerbs: true }), argv)).code;
 }
 
 export interface VerbRun {
@@ -161,7 +149,7 @@ export async function runVerb(argv: string[], options: RunVerbOptions): Promise<
   else options.signal?.addEventListener('abort', interrupt, { once: true });
   try {
     const deps: Deps = { ...options.deps, env: options.env, io, signals };
-    const code = await runCommandLine(argv, deps, options.build);
+    const code = await runLine(argv, deps, options.build);
     stderr.flush();
     return {
       code,
