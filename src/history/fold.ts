@@ -10,11 +10,11 @@
 // changed for STALE_ELSEWHERE_MS. A torn last line (a process killed in the middle of a write) is
 // never folded: a finished file's is dropped with it.
 
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isProcessAlive } from '../fs/atomic-write.js';
-import { removeFile } from '../fs/remove-file.js';
+import { forgetStaleOffsets, journalFiles, removeFolded } from '../lib/sqlite/journal-files.js';
 import { applyEvent, type EventTarget, eventTarget } from './apply.js';
 import { isOwnJournal } from './journal.js';
 import { journalHostTag } from './paths.js';
@@ -171,24 +171,6 @@ function foldRows(db: SqliteDriver, dir: string, name: string, now: number): Fol
   return { events, finished };
 }
 
-/** Removes folded finished files, then their offsets: killed between the two, a stale offset is cleared next time. */
-function removeFinished(db: SqliteDriver, dir: string, names: readonly string[]): void {
-  const removed = names.filter((name) => {
-    try {
-      removeFile(join(dir, name));
-      return true;
-    } catch {
-      // Not removable (a read-only directory): its offset stays, so it is not folded again.
-      return false;
-    }
-  });
-  if (removed.length === 0) return;
-  const forget = db.prepare('DELETE FROM journal_offsets WHERE file = ?');
-  db.transaction(() => {
-    for (const name of removed) forget.run(name);
-  });
-}
-
 /** Files are folded in transactions of about this much journal each (a commit a file was slow). */
 const BATCH_BYTES = 16 * 1024 * 1024;
 
@@ -202,13 +184,7 @@ function sizeOf(path: string): number {
 
 /** Folds every journal file (finished or not), oldest first; returns how many events were folded. */
 export function foldJournal(db: SqliteDriver, dir: string, now = Date.now()): number {
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((name) => JOURNAL_NAME.test(name));
-  } catch {
-    names = [];
-  }
-  names.sort((a, b) => Number(a.split('-')[0]) - Number(b.split('-')[0]) || a.localeCompare(b));
+  const names = journalFiles(dir, JOURNAL_NAME);
   let events = 0;
   // Small files are folded a batch at a time, each batch one transaction (their rows and offsets),
   // committed before any of them is removed: a kill at any point loses nothing and folds nothing
@@ -230,20 +206,8 @@ export function foldJournal(db: SqliteDriver, dir: string, now = Date.now()): nu
           fold(names[i++]!);
         }
       });
-    removeFinished(db, dir, finished);
+    removeFolded(db, dir, finished);
   }
-  // Offsets of files no longer there (deleted by a fold killed before it cleared their offset).
-  const present = new Set(names);
-  const stale = db
-    .prepare('SELECT file FROM journal_offsets')
-    .all()
-    .map((row) => String(row.file))
-    .filter((file) => !present.has(file));
-  if (stale.length > 0) {
-    const forget = db.prepare('DELETE FROM journal_offsets WHERE file = ?');
-    db.transaction(() => {
-      for (const file of stale) forget.run(file);
-    });
-  }
+  forgetStaleOffsets(db, names);
   return events;
 }

@@ -9,12 +9,12 @@
 // machine, it has not changed for STALE_ELSEWHERE_MS. A torn tail is never folded; a finished file's
 // goes with it.
 
-import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { isProcessAlive } from '../../fs/atomic-write.js';
-import { removeFile } from '../../fs/remove-file.js';
 import { journalHostTag } from '../../history/paths.js';
+import { forgetStaleOffsets, journalFiles, removeFolded } from '../../lib/sqlite/journal-files.js';
 import type { SqliteDriver, SqliteStatement } from '../../lib/sqlite/sqlite-driver.js';
 import { claimedLength, frameAt } from './framing.js';
 import { JOURNAL_NAME } from './paths.js';
@@ -154,23 +154,9 @@ function statOf(path: string): Stat | undefined {
   }
 }
 
-function forgetOffsets(db: SqliteDriver, names: readonly string[]): void {
-  if (names.length === 0) return;
-  const forget = db.prepare('DELETE FROM journal_offsets WHERE file = ?');
-  db.transaction(() => {
-    for (const name of names) forget.run(name);
-  });
-}
-
 /** Folds every journal file in `dir`, oldest first; returns how many spans were read (kept or not). */
 export function foldTraceJournal(db: SqliteDriver, dir: string, now = Date.now()): number {
-  let names: string[];
-  try {
-    names = readdirSync(dir).filter((name) => JOURNAL_NAME.test(name));
-  } catch {
-    names = [];
-  }
-  names.sort((a, b) => Number(a.split('-')[0]) - Number(b.split('-')[0]) || a.localeCompare(b));
+  const names = journalFiles(dir, JOURNAL_NAME);
   const s = prepare(db);
   let spans = 0;
   const finished: string[] = [];
@@ -193,23 +179,8 @@ export function foldTraceJournal(db: SqliteDriver, dir: string, now = Date.now()
     spans += reached.spans;
     if (reached.ended || gone) finished.push(name);
   }
-  // Removed after their rows are committed, then their offsets: a kill between leaves a stale offset,
-  // cleared below next time.
-  const removed = finished.filter((name) => {
-    try {
-      removeFile(join(dir, name));
-      return true;
-    } catch {
-      return false; // not removable: its offset stays, so it is not folded again
-    }
-  });
-  forgetOffsets(db, removed);
-  const present = new Set(names);
-  const stale = db
-    .prepare('SELECT file FROM journal_offsets')
-    .all()
-    .map((row) => String(row.file))
-    .filter((file) => !present.has(file));
-  forgetOffsets(db, stale);
+  // Removed after their rows are committed, then their offsets (lib/sqlite/journal-files.ts).
+  removeFolded(db, dir, finished);
+  forgetStaleOffsets(db, names);
   return spans;
 }

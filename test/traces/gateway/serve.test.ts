@@ -109,6 +109,25 @@ function readTree(dir: string): string {
 
 const idsOf = (s: Stored) => s.data.map((r) => `${r.span.traceId}${r.span.spanId}`).sort();
 
+/** What the emulator keeps: each acknowledged span, once, and nothing else. */
+async function arrivedOnce(emu: RunningEmulator, acknowledged: readonly string[]): Promise<Stored> {
+  const s = await stored(emu, 10_000);
+  expect(s.duplicates).toBe(0);
+  expect(idsOf(s)).toEqual([...acknowledged].sort());
+  return s;
+}
+
+/**
+ * An emulator with a state directory of its own, and the gateway's environment for it: `away()` stops
+ * it, `back()` starts it again on the same port and state (the platform gone, then back).
+ */
+async function platformThatGoes() {
+  const stateDir = tempDir('aip-gateway-state-');
+  const emu = await emulator({ stateDir });
+  const port = Number(new URL(emu.origin).port);
+  return { env: gatewayEnv(emu), away: () => stopEmulator(emu), back: () => emulator({ port, stateDir }) };
+}
+
 describe('aip traces serve', () => {
   it('forwards what the official exporters send, protobuf and JSON, each resource to its project', {
     timeout: patience(120_000),
@@ -126,25 +145,21 @@ describe('aip traces serve', () => {
     expect(`${r.stdout}${r.stderr}`).not.toContain(TEST_KEY);
     const counters = JSON.parse(r.stdout);
     expect(counters).toMatchObject({ received: 590, forwarded: 590, spooled: 0, dropped: 0, refused: 0 });
-    const s = await stored(emu, 10_000);
+    const s = await arrivedOnce(emu, [...proto.acknowledged, ...json.acknowledged, ...own.acknowledged]);
     expect(s.by_project).toEqual({ 'local/demo': 550, 'other-team/agents': 40 });
-    expect(s.duplicates).toBe(0);
-    expect(idsOf(s)).toEqual([...proto.acknowledged, ...json.acknowledged, ...own.acknowledged].sort());
   });
 
   it('the platform stopped mid-way and back: every acknowledged span arrives, once', {
     timeout: patience(180_000),
   }, async () => {
-    const stateDir = tempDir('aip-gateway-state-');
-    let emu = await emulator({ stateDir });
-    const port = Number(new URL(emu.origin).port);
-    const env = gatewayEnv(emu);
+    const platform = await platformThatGoes();
+    const { env } = platform;
     const gateway = await startGateway(env);
     const before = await exportSpans(gateway.origin, 'protobuf', 200);
-    await stopEmulator(emu);
+    await platform.away();
     const during = await exportSpans(gateway.origin, 'json', 300, { perBatch: 50 });
     expect([before.failed, during.failed]).toEqual([[], []]);
-    emu = await emulator({ port, stateDir });
+    const emu = await platform.back();
     const acknowledged = [...before.acknowledged, ...during.acknowledged].sort();
     await waitFor(
       async () => (await stored(emu)).total === acknowledged.length,
@@ -159,25 +174,21 @@ describe('aip traces serve', () => {
       forwarded: 500,
       spool: { batches: 0 },
     });
-    const s = await stored(emu, 10_000);
-    expect(s.duplicates).toBe(0);
-    expect(idsOf(s)).toEqual(acknowledged);
+    await arrivedOnce(emu, acknowledged);
   });
 
   it('killed with SIGKILL after acknowledging: the next start sends its spool, nothing lost or twice', {
     timeout: patience(180_000),
   }, async () => {
-    const stateDir = tempDir('aip-gateway-state-');
-    let emu = await emulator({ stateDir });
-    const port = Number(new URL(emu.origin).port);
-    const env = gatewayEnv(emu);
-    await stopEmulator(emu);
+    const platform = await platformThatGoes();
+    const { env } = platform;
+    await platform.away();
     const first = await startGateway(env);
     const exported = await exportSpans(first.origin, 'protobuf', 250, { perBatch: 60 });
     expect(exported.failed).toEqual([]);
     first.child.kill('SIGKILL');
     await new Promise((resolve) => first.child.once('exit', resolve));
-    emu = await emulator({ port, stateDir });
+    const emu = await platform.back();
     const second = await startGateway(env);
     await waitFor(
       async () => (await stored(emu)).total === 250,
@@ -188,19 +199,15 @@ describe('aip traces serve', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(`${r.stdout}${r.stderr}${readTree(env.AIP_DATA_DIR!)}`).not.toContain(TEST_KEY);
     expect(r.stderr).toContain('The spool holds 250 spans from before');
-    const s = await stored(emu, 10_000);
-    expect(s.duplicates).toBe(0);
-    expect(idsOf(s)).toEqual(exported.acknowledged.sort());
+    await arrivedOnce(emu, exported.acknowledged);
   });
 
   it('aip traces flush sends a spool left behind, and is refused while a gateway owns it', {
     timeout: patience(120_000),
   }, async () => {
-    const stateDir = tempDir('aip-gateway-state-');
-    let emu = await emulator({ stateDir });
-    const port = Number(new URL(emu.origin).port);
-    const env = gatewayEnv(emu);
-    await stopEmulator(emu);
+    const platform = await platformThatGoes();
+    const { env } = platform;
+    await platform.away();
     const gateway = await startGateway(env);
     const exported = await exportSpans(gateway.origin, 'json', 120, { perBatch: 40 });
     expect(exported.failed).toEqual([]);
@@ -213,7 +220,7 @@ describe('aip traces serve', () => {
     const down = await runAip(['traces', 'flush', '--json'], { env });
     expect(down.code).not.toBe(0);
     expect(JSON.parse(down.stdout)).toMatchObject({ sent: 0, left: { batches: 3, spans: 120 } });
-    emu = await emulator({ port, stateDir });
+    const emu = await platform.back();
     const flushed = await runAip(['traces', 'flush', '--json'], { env });
     expect(flushed.code, flushed.stderr).toBe(0);
     expect(JSON.parse(flushed.stdout)).toMatchObject({
@@ -257,9 +264,7 @@ describe('aip traces serve, stopped', () => {
     const counters = JSON.parse(r.stdout);
     expect(exported.acknowledged.length).toBeGreaterThanOrEqual(50);
     expect(counters.forwarded + counters.spool.spans).toBe(exported.acknowledged.length);
-    const s = await stored(emu, 10_000);
-    expect(s.duplicates).toBe(0);
-    expect(idsOf(s)).toEqual(exported.acknowledged.sort());
+    await arrivedOnce(emu, exported.acknowledged);
   });
 });
 
